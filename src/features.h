@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * What the running kernel offers, and what LIBAIO_DISABLE switches off.
+ * Both are found out once, lazily; every reader may see the answer with
+ * relaxed ordering because every thread computes the same answer.
+ */
+#ifndef LIBAIO_FEATURES_H
+#define LIBAIO_FEATURES_H
+
+#include <stdatomic.h>
+
+#define DISABLE_POLL		0x1u
+#define DISABLE_PGETEVENTS	0x2u
+#define DISABLE_RING		0x4u
+#define DISABLE_PARSED		0x100u
+
+extern _Atomic unsigned features_disabled_word;
+unsigned features_parse_env(void);
+
+/* LIBAIO_DISABLE, read from the environment on first use. */
+static inline unsigned features_disabled(void)
+{
+	unsigned v = atomic_load_explicit(&features_disabled_word,
+					  memory_order_relaxed);
+
+	if (__builtin_expect(!(v & DISABLE_PARSED), 0))
+		v = features_parse_env();
+	return v;
+}
+
+/* io_pgetevents: 1 usable, 0 missing (ENOSYS/EPERM seen or disabled). */
+int features_pgetevents_native(void);
+void features_pgetevents_missing(void);
+
+/* IOCB_CMD_POLL: 1 when the kernel accepts a known-good poll. */
+int features_poll_native(void);
+
+#endif /* LIBAIO_FEATURES_H */

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * io_getevents, io_pgetevents and io_reap: ring first, kernel second.
+ *
+ * Every call first takes what is already in the ring, with no system call
+ * (see registry.h for why that cannot lose or duplicate an event beside
+ * kernel reapers in other threads).  Only when fewer than min_nr events
+ * were there and the timeout is not zero does it enter the kernel, asking
+ * for the rest.  Calls with arguments the kernel would refuse, contexts
+ * this process did not create, and rings that fail their checks all go
+ * straight to the kernel, which gives the kernel's answer.
+ */
+#include "config.h"
+
+#ifdef HAVE_VALGRIND_HINTS
+# include <valgrind/memcheck.h>
+#endif
+#include <sys/uio.h>
+
+#include "export.h"
+#include "internal.h"
+#include "poll_emul.h"
+#include "syscall.h"
+
+#ifdef HAVE_VALGRIND_HINTS
+static int on_valgrind;
+
+__attribute__((constructor)) static void detect_valgrind(void)
+{
+	on_valgrind = RUNNING_ON_VALGRIND;
+}
+
+/*
+ * Memcheck learns that the kernel filled a read buffer from its own
+ * io_getevents wrapper.  Completions taken from the ring bypass it, so say
+ * it here: bytes a completed read stored are defined.
+ */
+static void tell_valgrind(const struct io_event *ev, long n)
+{
+	long i;
+
+	for (i = 0; i < n; i++) {
+		const struct iocb *cb = ev[i].obj;
+		long res = (long)ev[i].res;
+
+		if (res <= 0 || !cb)
+			continue;
+		if (cb->aio_lio_opcode == IO_CMD_PREAD) {
+			VALGRIND_MAKE_MEM_DEFINED(cb->u.c.buf, res);
+		} else if (cb->aio_lio_opcode == IO_CMD_PREADV) {
+			const struct iovec *iov = cb->u.v.vec;
+			unsigned long k;
+
+			for (k = 0; k < cb->u.v.nr && res > 0; k++) {
+				long len = (long)iov[k].iov_len < res ?
+						   (long)iov[k].iov_len : res;
+
+				VALGRIND_MAKE_MEM_DEFINED(iov[k].iov_base, len);
+				res -= len;
+			}
+		}
+	}
+}
+#endif
+
+static inline void after_reap(struct io_event *ev, long n, int from_ring)
+{
+	if (unlikely(atomic_load_explicit(&poll_emul_used, memory_order_relaxed)))
+		poll_emul_translate(ev, n);
+#ifdef HAVE_VALGRIND_HINTS
+	if (from_ring && unlikely(on_valgrind))
+		tell_valgrind(ev, n);
+#else
+	(void)from_ring;
+#endif
+}
+
+static int timeout_is_zero(const struct wait_spec *w)
+{
+	if (!w->ts || obviously_bad_pointer(w->ts))
+		return 0;
+	if (w->ts64) {
+		/* A 64-bit tv_sec, then tv_nsec in the first 32 bits of the
+		 * next 64 on little-endian, the last 32 on big-endian. */
+		const long long *t = w->ts;
+		const int *nsec = (const int *)(t + 1);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		nsec++;
+#endif
+		return t[0] == 0 && *nsec == 0;
+	}
+	const struct timespec *t = w->ts;
+
+	return t->tv_sec == 0 && t->tv_nsec == 0;
+}
+
+long kernel_getevents(io_context_t ctx, long min_nr, long nr,
+		      struct io_event *ev, const struct wait_spec *w)
+{
+#if __SIZEOF_LONG__ == 4
+	if (w->ts64)
+		return kernel_getevents_ts64(ctx, min_nr, nr, ev, w->ts, NULL, 0);
+#endif
+	return aio_sys_getevents(ctx, min_nr, nr, ev, w->ts);
+}
+
+static inline int core(io_context_t ctx, long min_nr, long nr,
+		       struct io_event *ev, const struct wait_spec *w)
+{
+	struct ctx_entry *e = NULL;
+	long got = 0, ret;
+
+	if (likely(min_nr >= 0 && min_nr <= nr) &&
+	    likely(!obviously_bad_pointer(ev))) {
+		e = registry_lookup(ctx);
+		if (e && reap_excl_try(e, (uintptr_t)ctx)) {
+			got = ring_reap_locked(e, ev, nr);
+			reap_excl_release(e);
+			if (unlikely(got < 0)) {
+				got = 0;	/* untrusted ring: ask the kernel */
+			} else {
+				if (got)
+					after_reap(ev, got, 1);
+				/* With a mask and nothing reaped, let the kernel
+				 * apply it, so pending signals get through. */
+				if (got >= min_nr && (got || !w->mask))
+					return (int)got;
+				if (!w->mask && timeout_is_zero(w))
+					return (int)got;
+			}
+		}
+	}
+
+	if (e)
+		reap_shared_enter(e);
+	if (w->pget)
+		ret = kernel_pgetevents(ctx, min_nr - got, nr - got, ev + got, w);
+	else
+		ret = kernel_getevents(ctx, min_nr - got, nr - got, ev + got, w);
+	if (e)
+		reap_shared_exit(e);
+
+	if (ret > 0)
+		after_reap(ev + got, ret, 0);
+	if (ret < 0)
+		return got ? (int)got : (int)ret;
+	return (int)(got + ret);
+}
+
+int getevents_core(io_context_t ctx, long min_nr, long nr,
+		   struct io_event *ev, const struct wait_spec *w)
+{
+	return core(ctx, min_nr, nr, ev, w);
+}
+
+int io_getevents_0_4(io_context_t ctx, long min_nr, long nr,
+		     struct io_event *events, struct timespec *timeout);
+AIO_PUBLIC int io_getevents_0_4(io_context_t ctx, long min_nr, long nr,
+				struct io_event *events, struct timespec *timeout)
+{
+	struct wait_spec w = { timeout, 0, 0, NULL };
+
+	return core(ctx, min_nr, nr, events, &w);
+}
+AIO_SYMVER(io_getevents_0_4, "io_getevents@@LIBAIO_0.4");
+
+AIO_PUBLIC int io_pgetevents(io_context_t ctx, long min_nr, long nr,
+			     struct io_event *events, struct timespec *timeout,
+			     sigset_t *sigmask)
+{
+	struct wait_spec w = { timeout, 0, 1, sigmask };
+
+	return core(ctx, min_nr, nr, events, &w);
+}
+
+AIO_PUBLIC int io_reap(io_context_t ctx, long nr, struct io_event *events)
+{
+	static const struct timespec zero = { 0, 0 };
+	struct wait_spec w = { &zero, 0, 0, NULL };
+
+	if (nr < 0)
+		return -EINVAL;
+	if (nr == 0)
+		return 0;
+	if (obviously_bad_pointer(events))
+		return -EFAULT;
+	return core(ctx, 0, nr, events, &w);
+}
+
+AIO_PUBLIC int io_reaper_active(io_context_t ctx)
+{
+	struct ctx_entry *e = registry_lookup(ctx);
+
+	if (!e)
+		return 0;
+	return !(atomic_load_explicit(&e->state, memory_order_relaxed) & ST_DEAD);
+}

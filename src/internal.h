@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef LIBAIO_INTERNAL_H
+#define LIBAIO_INTERNAL_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "libaio.h"
+#include "registry.h"
+
+#define likely(x)	__builtin_expect(!!(x), 1)
+#define unlikely(x)	__builtin_expect(!!(x), 0)
+
+/* How a reap may block in the kernel, once the ring has been tried. */
+struct wait_spec {
+	const void *ts;		/* timeout as the caller passed it; NULL: none */
+	int ts64;		/* ts is a 64-bit-time timespec (32-bit ABIs) */
+	int pget;		/* io_pgetevents semantics (mask may be NULL) */
+	const sigset_t *mask;
+};
+
+/* reap.c: copy ready events out of a ring whose reap lock we hold.
+ * Returns the count, or -1 when the ring's indexes cannot be trusted. */
+long ring_reap_locked(struct ctx_entry *e, struct io_event *ev, long max);
+
+/* getevents.c */
+int getevents_core(io_context_t ctx, long min_nr, long nr,
+		   struct io_event *ev, const struct wait_spec *w);
+
+/* pgetevents_emul.c: io_pgetevents in the kernel, or its emulation. */
+long kernel_pgetevents(io_context_t ctx, long min_nr, long nr,
+		       struct io_event *ev, const struct wait_spec *w);
+/* io_getevents in the kernel with the wait spec's timeout, no mask. */
+long kernel_getevents(io_context_t ctx, long min_nr, long nr,
+		      struct io_event *ev, const struct wait_spec *w);
+
+/* time64.c (32-bit ABIs): the kernel calls for a 64-bit-time timeout. */
+long kernel_getevents_ts64(io_context_t ctx, long min_nr, long nr,
+			   struct io_event *ev, const void *ts,
+			   const sigset_t *mask, int with_mask);
+
+/* A user pointer the kernel would refuse with EFAULT without looking. */
+static inline int obviously_bad_pointer(const void *p)
+{
+	uintptr_t a = (uintptr_t)p;
+
+	if (a < 4096)
+		return 1;
+#if UINTPTR_MAX > 0xffffffffu
+	/* No user mapping lives above 2^56 on x86_64 (even with 5-level
+	 * paging) or aarch64: that is kernel space. */
+	if (a >> 56)
+		return 1;
+#endif
+	return 0;
+}
+
+#endif /* LIBAIO_INTERNAL_H */

@@ -1,0 +1,49 @@
+# The library.  The version script is generated so that the LIBAIO_0.6
+# time64 node exists only on 32-bit targets, as in Debian's libaio1t64.
+lib_LTLIBRARIES += libaio.la
+libaio_la_SOURCES = \
+	src/compat_0_1.c \
+	src/export.h \
+	src/features.c \
+	src/features.h \
+	src/getevents.c \
+	src/internal.h \
+	src/pgetevents_emul.c \
+	src/poll_emul.c \
+	src/poll_emul.h \
+	src/queue.c \
+	src/reap.c \
+	src/registry.c \
+	src/registry.h \
+	src/ring.h \
+	src/setup.c \
+	src/submit.c \
+	src/syscall.h \
+	src/syscall_nr.h \
+	src/time64.c \
+	# EOL
+libaio_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(PTHREAD_CFLAGS)
+libaio_la_LIBADD = $(PTHREAD_LIBS)
+libaio_la_LDFLAGS = -version-info $(LIBAIO_LT_VERSION) -no-undefined \
+	-Wl,--version-script=$(builddir)/libaio.ver
+EXTRA_libaio_la_DEPENDENCIES = libaio.ver
+EXTRA_DIST += src/libaio.map
+CLEANFILES += libaio.ver
+
+if TIME64_ENTRY_POINTS
+libaio.ver: $(srcdir)/src/libaio.map
+	$(AM_V_GEN)$(SED) -e 's/@TIME64_PARENT@/LIBAIO_0.6/' \
+		-e 's/[[:space:]]*#.*@TIME64@.*//' $< > $@
+else
+libaio.ver: $(srcdir)/src/libaio.map
+	$(AM_V_GEN)$(SED) -e 's/@TIME64_PARENT@/LIBAIO_0.5/' \
+		-e '/@TIME64@/d' $< > $@
+endif
+
+if T64_NAME
+# Debian 13 / Ubuntu 24.04 name the same ABI libaio.so.1t64: serve both.
+install-exec-hook:
+	cd $(DESTDIR)$(libdir) && ln -sf libaio.so.1 libaio.so.1t64
+uninstall-hook:
+	rm -f $(DESTDIR)$(libdir)/libaio.so.1t64
+endif

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * io_pgetevents: the kernel's call where it exists, else an emulation.
+ *
+ * The kernel call (Linux 4.18) installs the mask, waits, and restores the
+ * mask atomically.  Where it answers ENOSYS (older kernels) or EPERM (a
+ * seccomp profile that does not list it), the library swaps the thread's
+ * mask around an io_getevents wait instead.  What that cannot do exactly:
+ *
+ *  - A signal the mask unblocks that arrives after the mask is installed
+ *    but before the wait begins runs its handler at once, and the wait
+ *    that follows is not interrupted by it: the call then returns only on
+ *    events, timeout or another signal.  The window is the return path of
+ *    one rt_sigprocmask system call and the entry of io_getevents; nothing
+ *    else runs in between.
+ *  - A signal that is already pending when the call starts is handled
+ *    exactly: it is seen before the mask is swapped, the call reaps what
+ *    is ready without waiting, lets the signal in, and returns the events
+ *    or -EINTR, as the kernel would.
+ */
+#include "config.h"
+
+#include <stdint.h>
+#include <string.h>
+
+#include "features.h"
+#include "internal.h"
+#include "syscall.h"
+
+static uint64_t first_word(const void *set)
+{
+	uint64_t w;
+
+	memcpy(&w, set, sizeof(w));
+	return w;
+}
+
+static long native(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
+		   const struct wait_spec *w)
+{
+	struct aio_sigset_arg sig = { w->mask, KERNEL_SIGSET_SIZE };
+
+#if __SIZEOF_LONG__ == 4
+	if (w->ts64)
+		return kernel_getevents_ts64(ctx, min_nr, nr, ev, w->ts, w->mask, 1);
+#endif
+	return aio_sys_pgetevents(ctx, min_nr, nr, ev, w->ts, &sig);
+}
+
+static long emulate(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
+		    const struct wait_spec *w)
+{
+	sigset_t old, pending;
+	long ret;
+
+	if (!w->mask)
+		return kernel_getevents(ctx, min_nr, nr, ev, w);
+	if (obviously_bad_pointer(w->mask))
+		return -EFAULT;
+
+	memset(&pending, 0, sizeof(pending));
+	sys_sigpending(&pending);
+	if (first_word(&pending) & ~first_word(w->mask)) {
+		static const struct timespec zero = { 0, 0 };
+
+		ret = aio_sys_getevents(ctx, 0, nr, ev, &zero);
+		sys_sigprocmask(SIG_SETMASK, w->mask, &old);	/* handler runs */
+		sys_sigprocmask(SIG_SETMASK, &old, NULL);
+		if (ret != 0 || min_nr == 0)
+			return ret;
+		return -EINTR;
+	}
+
+	if (sys_sigprocmask(SIG_SETMASK, w->mask, &old) < 0)
+		return -EFAULT;
+	ret = kernel_getevents(ctx, min_nr, nr, ev, w);
+	sys_sigprocmask(SIG_SETMASK, &old, NULL);
+	return ret;
+}
+
+long kernel_pgetevents(io_context_t ctx, long min_nr, long nr,
+		       struct io_event *ev, const struct wait_spec *w)
+{
+	if (features_pgetevents_native()) {
+		long ret = native(ctx, min_nr, nr, ev, w);
+
+		if (ret != -ENOSYS && ret != -EPERM)
+			return ret;
+		features_pgetevents_missing();
+	}
+	return emulate(ctx, min_nr, nr, ev, w);
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * IOCB_CMD_POLL done by the library, for kernels without aio poll, with
+ * LIBAIO_DISABLE=poll, and for file types the kernel's aio poll refuses
+ * (ttys and ptys: two wait queues).  See poll_emul.c for the design.
+ */
+#ifndef LIBAIO_POLL_EMUL_H
+#define LIBAIO_POLL_EMUL_H
+
+#include <stdatomic.h>
+
+#include "libaio.h"
+
+/* Set (relaxed) before the first emulated completion can reach any ring;
+ * the io_submit system call that posts it orders the two. */
+extern _Atomic int poll_emul_used;
+
+/* Rewrite the library's own wake-up events into the completions they
+ * carry.  Runs on every batch reaped while poll_emul_used is set. */
+void poll_emul_translate(struct io_event *ev, long n);
+
+/* io_submit when emulation may be involved: same return convention. */
+int poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios);
+
+/* After the kernel accepted fewer than nr iocbs (or failed the first with
+ * -EINVAL): emulate the poll it refused, if that is why, and go on.
+ * Returns what io_submit must return. */
+int poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios, long done);
+
+/* io_cancel for an emulated poll: 1 and *ret set when iocb was ours. */
+int poll_emul_cancel(io_context_t ctx, struct iocb *iocb, int *ret);
+
+/* io_destroy: drop the context's pending emulated polls first. */
+void poll_emul_forget(io_context_t ctx);
+
+#endif /* LIBAIO_POLL_EMUL_H */

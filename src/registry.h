@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The registry of contexts this process created, and the per-context reap
+ * lock that keeps every completion delivered exactly once.
+ *
+ * Why a lock is needed at all: the kernel's io_getevents serialises its
+ * own readers with a mutex that user space cannot take, and it reads head,
+ * copies events and stores head as three separate steps.  A user-space
+ * reaper running beside it reads the same head, copies the same events,
+ * and one of the two head stores moves head backwards: those events are
+ * delivered twice (kernel-aio.md section 4).
+ *
+ * The rule: for a registered context, the library never lets a user-space
+ * reap overlap a kernel reap that the library itself started.
+ *  - A user-space reaper takes the lock exclusively (ST_EXCL), copies,
+ *    publishes head, and releases.  Nothing else runs while it holds it.
+ *  - A thread about to call io_getevents/io_pgetevents joins the shared
+ *    count (ST_COUNT) and leaves after the call returns.  Kernel reapers
+ *    exclude each other through the kernel's own mutex, so any number may
+ *    be in at once.
+ *  - A thread that finds kernel reapers in flight does not wait for them
+ *    (they may sleep for the whole timeout): it reaps through the kernel
+ *    too.  So a zero-timeout call never waits behind a blocking one.
+ * Exactly once follows: at any instant the ring has either one user-space
+ * consumer or only kernel consumers, and each kind is single-consumer by
+ * construction.
+ *
+ * io_destroy sets ST_DEAD once no user-space reaper holds the lock; from
+ * then on nobody reads the ring (the kernel unmaps it), and kernel
+ * reapers get the kernel's -EINVAL.  The entry is reused only after the
+ * shared count drains.  Entries are never freed, so a stale pointer to one
+ * is always safe to touch: after locking, the reaper re-checks the key.
+ */
+#ifndef LIBAIO_REGISTRY_H
+#define LIBAIO_REGISTRY_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "libaio.h"
+
+#define ST_EXCL		0x80000000u	/* a user-space reaper owns the ring */
+#define ST_DEAD		0x40000000u	/* being destroyed, or slot being filled */
+#define ST_COUNT	0x3fffffffu	/* library threads inside a kernel reap */
+
+#define KEY_EMPTY	((uintptr_t)0)	/* never used: ends a probe chain */
+#define KEY_TOMBSTONE	((uintptr_t)1)	/* freed: probe chains continue past */
+
+struct ctx_entry {
+	_Atomic uintptr_t key;	/* the context address */
+	_Atomic unsigned state;	/* ST_* bits */
+	unsigned nr;		/* ring slots, read at io_setup */
+} __attribute__((aligned(64)));
+
+struct ctx_entry *registry_lookup(io_context_t ctx);
+void registry_add(io_context_t ctx);
+/* io_destroy's part: mark dead before, finish or undo after the call. */
+struct ctx_entry *registry_begin_destroy(io_context_t ctx);
+void registry_end_destroy(struct ctx_entry *e, int destroyed);
+
+int reap_excl_contended(struct ctx_entry *e, uintptr_t key);
+void reap_shared_enter(struct ctx_entry *e);
+
+/*
+ * Take the ring for a user-space reap.  Returns 1 when the caller owns it
+ * (and must call reap_excl_release), 0 when it must reap via the kernel.
+ * The uncontended case is one compare-and-swap: acquire, pairing with the
+ * release in reap_excl_release or with the store that filled the slot.
+ */
+static inline int reap_excl_try(struct ctx_entry *e, uintptr_t key)
+{
+	unsigned expected = 0;
+
+	if (__builtin_expect(atomic_compare_exchange_strong_explicit(
+				     &e->state, &expected, ST_EXCL,
+				     memory_order_acquire, memory_order_relaxed),
+			     1)) {
+		/* Relaxed: the acquire above orders it after the key's store. */
+		if (__builtin_expect(atomic_load_explicit(&e->key,
+							  memory_order_relaxed) == key,
+				     1))
+			return 1;
+		atomic_store_explicit(&e->state, 0, memory_order_release);
+		return 0;
+	}
+	return reap_excl_contended(e, key);
+}
+
+/*
+ * Release: nobody else changes the state word while ST_EXCL is held (the
+ * others wait for it to clear before they modify it), so a plain store
+ * suffices; release publishes our head store to the next owner.
+ */
+static inline void reap_excl_release(struct ctx_entry *e)
+{
+	atomic_store_explicit(&e->state, 0, memory_order_release);
+}
+
+/* Release: the kernel reap is finished before the count says so. */
+static inline void reap_shared_exit(struct ctx_entry *e)
+{
+	atomic_fetch_sub_explicit(&e->state, 1, memory_order_release);
+}
+
+#endif /* LIBAIO_REGISTRY_H */

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* io_setup and io_destroy: the kernel's calls plus registry bookkeeping. */
+#include "config.h"
+
+#include "export.h"
+#include "internal.h"
+#include "poll_emul.h"
+#include "syscall.h"
+
+AIO_PUBLIC int io_setup(int maxevents, io_context_t *ctxp)
+{
+	long ret = aio_sys_setup((unsigned)maxevents, ctxp);
+
+	if (ret == 0)
+		registry_add(*ctxp);
+	return (int)ret;
+}
+
+/*
+ * The kernel unmaps the ring inside io_destroy, so no user-space reaper
+ * may be inside it then: registry_begin_destroy waits for the one that may
+ * be copying and shuts out later ones.  Threads blocked in io_getevents
+ * are woken by the kernel with -EINVAL.
+ */
+AIO_PUBLIC int io_destroy(io_context_t ctx)
+{
+	struct ctx_entry *e = registry_begin_destroy(ctx);
+	long ret;
+
+	poll_emul_forget(ctx);
+	ret = aio_sys_destroy(ctx);
+	registry_end_destroy(e, ret == 0);
+	return (int)ret;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * io_submit and io_cancel.  The kernel takes every batch first; only a
+ * poll it refuses (or every poll, when the kernel has no aio poll or
+ * LIBAIO_DISABLE=poll says so) goes to the emulation.
+ */
+#include "config.h"
+
+#include "export.h"
+#include "features.h"
+#include "internal.h"
+#include "poll_emul.h"
+#include "syscall.h"
+
+AIO_PUBLIC int io_submit(io_context_t ctx, long nr, struct iocb *ios[])
+{
+	long ret;
+
+	if (unlikely(!features_poll_native()))
+		return poll_emul_submit(ctx, nr, ios);
+	ret = aio_sys_submit(ctx, nr, ios);
+	if (unlikely(ret != nr) && nr > 0 && (ret >= 0 || ret == -EINVAL))
+		return poll_emul_resume(ctx, nr, ios, ret);
+	return (int)ret;
+}
+
+int io_cancel_0_4(io_context_t ctx, struct iocb *iocb, struct io_event *evt);
+AIO_PUBLIC int io_cancel_0_4(io_context_t ctx, struct iocb *iocb,
+			     struct io_event *evt)
+{
+	int ret;
+
+	if (unlikely(atomic_load_explicit(&poll_emul_used, memory_order_relaxed)) &&
+	    poll_emul_cancel(ctx, iocb, &ret))
+		return ret;
+	return (int)aio_sys_cancel(ctx, iocb, evt);
+}
+AIO_SYMVER(io_cancel_0_4, "io_cancel@@LIBAIO_0.4");

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The one place where the library enters the kernel.
+ *
+ * Every wrapper returns the kernel's raw result: a non-negative value on
+ * success or -errno on failure.  None of them touches errno, which is how
+ * the public calls keep errno intact (the stock library's convention).
+ * x86_64, i386 and aarch64 trap directly; other targets go through libc's
+ * syscall(2) with errno saved and restored.
+ */
+#ifndef LIBAIO_SYSCALL_H
+#define LIBAIO_SYSCALL_H
+
+#include <errno.h>
+#include <signal.h>
+#include <stddef.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libaio.h"
+#include "syscall_nr.h"
+
+#if defined(__x86_64__) && !defined(__ILP32__)
+
+static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
+				long f)
+{
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8),
+			   "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+#elif defined(__i386__)
+
+/*
+ * int $0x80 takes the sixth argument in %ebp, which may be the frame
+ * pointer: push the argument first (its address is computed before %esp
+ * moves), save %ebp, load it from the stack, and undo both afterwards.
+ */
+static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
+				long f)
+{
+	long ret;
+
+	__asm__ volatile("pushl %[f]\n\t"
+			 "pushl %%ebp\n\t"
+			 "movl 4(%%esp), %%ebp\n\t"
+			 "int $0x80\n\t"
+			 "popl %%ebp\n\t"
+			 "addl $4, %%esp"
+			 : "=a"(ret)
+			 : "a"(n), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e),
+			   [f] "g"(f)
+			 : "memory");
+	return ret;
+}
+
+#elif defined(__aarch64__)
+
+static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
+				long f)
+{
+	register long x8 __asm__("x8") = n;
+	register long x0 __asm__("x0") = a;
+	register long x1 __asm__("x1") = b;
+	register long x2 __asm__("x2") = c;
+	register long x3 __asm__("x3") = d;
+	register long x4 __asm__("x4") = e;
+	register long x5 __asm__("x5") = f;
+
+	__asm__ volatile("svc 0"
+			 : "+r"(x0)
+			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
+			 : "memory");
+	return x0;
+}
+
+#else
+
+static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
+				long f)
+{
+	int saved = errno;
+	long ret = syscall(n, a, b, c, d, e, f);
+
+	if (ret == -1) {
+		ret = -errno;
+		errno = saved;
+	}
+	return ret;
+}
+
+#endif
+
+#define SC_ARG(x) ((long)(x))
+#define raw_syscall0(n) raw_syscall6((n), 0, 0, 0, 0, 0, 0)
+#define raw_syscall1(n, a) raw_syscall6((n), SC_ARG(a), 0, 0, 0, 0, 0)
+#define raw_syscall2(n, a, b) raw_syscall6((n), SC_ARG(a), SC_ARG(b), 0, 0, 0, 0)
+#define raw_syscall3(n, a, b, c) \
+	raw_syscall6((n), SC_ARG(a), SC_ARG(b), SC_ARG(c), 0, 0, 0)
+#define raw_syscall4(n, a, b, c, d) \
+	raw_syscall6((n), SC_ARG(a), SC_ARG(b), SC_ARG(c), SC_ARG(d), 0, 0)
+#define raw_syscall5(n, a, b, c, d, e) \
+	raw_syscall6((n), SC_ARG(a), SC_ARG(b), SC_ARG(c), SC_ARG(d), SC_ARG(e), 0)
+
+/*
+ * The kernel's struct __aio_sigset: the sixth io_pgetevents argument, with
+ * the mask size inside because a seventh argument was not possible.  On
+ * 32-bit ABIs both fields are 32 bits wide, as the compat entry expects.
+ */
+struct aio_sigset_arg {
+	const void *sigmask;
+	size_t sigsetsize;
+};
+
+/* The kernel's signal-set size (8 bytes here), not glibc's sigset_t (128). */
+#define KERNEL_SIGSET_SIZE (_NSIG / 8)
+
+static inline long aio_sys_setup(unsigned nr, io_context_t *ctxp)
+{
+	return raw_syscall2(NR_io_setup, nr, ctxp);
+}
+
+static inline long aio_sys_destroy(io_context_t ctx)
+{
+	return raw_syscall1(NR_io_destroy, ctx);
+}
+
+static inline long aio_sys_submit(io_context_t ctx, long nr, struct iocb **ios)
+{
+	return raw_syscall3(NR_io_submit, ctx, nr, ios);
+}
+
+static inline long aio_sys_cancel(io_context_t ctx, struct iocb *iocb,
+				  struct io_event *ev)
+{
+	return raw_syscall3(NR_io_cancel, ctx, iocb, ev);
+}
+
+/*
+ * The timeout type is whatever the native io_getevents entry takes: the
+ * C library's struct timespec on 64-bit ABIs and on 32-bit ones built
+ * with 32-bit time_t (this library itself is built that way).
+ */
+static inline long aio_sys_getevents(io_context_t ctx, long min_nr, long nr,
+				     struct io_event *ev,
+				     const struct timespec *ts)
+{
+#ifdef NR_io_getevents
+	return raw_syscall5(NR_io_getevents, ctx, min_nr, nr, ev, ts);
+#else
+	return -ENOSYS;
+#endif
+}
+
+static inline long aio_sys_pgetevents(io_context_t ctx, long min_nr, long nr,
+				      struct io_event *ev,
+				      const struct timespec *ts,
+				      const struct aio_sigset_arg *sig)
+{
+#ifdef NR_io_pgetevents
+	return raw_syscall6(NR_io_pgetevents, SC_ARG(ctx), min_nr, nr,
+			    SC_ARG(ev), SC_ARG(ts), SC_ARG(sig));
+#else
+	return -ENOSYS;
+#endif
+}
+
+/* The kernel's struct __kernel_timespec: 64-bit fields on every ABI. */
+struct kernel_timespec64 {
+	long long tv_sec;
+	long long tv_nsec;
+};
+
+static inline long aio_sys_pgetevents_time64(io_context_t ctx, long min_nr,
+					     long nr, struct io_event *ev,
+					     const struct kernel_timespec64 *ts,
+					     const struct aio_sigset_arg *sig)
+{
+#ifdef NR_io_pgetevents_time64
+	return raw_syscall6(NR_io_pgetevents_time64, SC_ARG(ctx), min_nr, nr,
+			    SC_ARG(ev), SC_ARG(ts), SC_ARG(sig));
+#else
+	return -ENOSYS;
+#endif
+}
+
+/* Non-AIO calls the library needs, kept here so they leave errno alone. */
+static inline long sys_sigprocmask(int how, const void *set, void *old)
+{
+	return raw_syscall4(SYS_rt_sigprocmask, how, set, old,
+			    KERNEL_SIGSET_SIZE);
+}
+
+static inline long sys_sigpending(void *set)
+{
+	return raw_syscall2(SYS_rt_sigpending, set, KERNEL_SIGSET_SIZE);
+}
+
+static inline long sys_futex_wait(int *addr, int val)
+{
+	return raw_syscall4(SYS_futex, addr, 128 /* FUTEX_WAIT_PRIVATE */, val,
+			    NULL);
+}
+
+static inline long sys_futex_wake(int *addr, int n)
+{
+	return raw_syscall3(SYS_futex, addr, 129 /* FUTEX_WAKE_PRIVATE */, n);
+}
+
+static inline long sys_close(int fd)
+{
+	return raw_syscall1(SYS_close, fd);
+}
+
+static inline long sys_getpid(void)
+{
+	return raw_syscall0(SYS_getpid);
+}
+
+#endif /* LIBAIO_SYSCALL_H */

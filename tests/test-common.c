@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#include "config.h"
+
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "test-common.h"
+
+unsigned char test_pattern(long long offset)
+{
+	return (unsigned char)((offset * 7 + (offset >> 8)) & 0xff);
+}
+
+int test_tmpfile(size_t size)
+{
+	char path[] = "/tmp/libaio-test-XXXXXX";
+	unsigned char buf[4096];
+	size_t done = 0;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	while (done < size) {
+		size_t i, n = size - done < sizeof(buf) ? size - done : sizeof(buf);
+
+		for (i = 0; i < n; i++)
+			buf[i] = test_pattern((long long)(done + i));
+		ck_assert_int_eq(pwrite(fd, buf, n, (off_t)done), (ssize_t)n);
+		done += n;
+	}
+	return fd;
+}
+
+long test_sys_io_setup(unsigned nr, io_context_t *ctxp)
+{
+	long r = syscall(SYS_io_setup, nr, ctxp);
+	return r < 0 ? -errno : r;
+}
+
+long test_sys_io_destroy(io_context_t ctx)
+{
+	long r = syscall(SYS_io_destroy, ctx);
+	return r < 0 ? -errno : r;
+}
+
+long test_sys_io_submit(io_context_t ctx, long nr, struct iocb **ios)
+{
+	long r = syscall(SYS_io_submit, ctx, nr, ios);
+	return r < 0 ? -errno : r;
+}
+
+long test_sys_io_getevents(io_context_t ctx, long min_nr, long nr,
+			   struct io_event *ev, struct timespec *ts)
+{
+	long r = syscall(SYS_io_getevents, ctx, min_nr, nr, ev, ts);
+	return r < 0 ? -errno : r;
+}
+
+int test_mode_disables(const char *feature)
+{
+	const char *s = getenv("LIBAIO_DISABLE");
+
+	if (!strcmp(feature, "pgetevents")) {
+		const char *sc = getenv("LIBAIO_TEST_SECCOMP");
+
+		if (sc && strstr(sc, "pgetevents"))
+			return 1;
+	}
+	return s && (strstr(s, feature) || strstr(s, "all"));
+}
+
+#if defined(__x86_64__)
+# define TEST_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__i386__)
+# define TEST_AUDIT_ARCH AUDIT_ARCH_I386
+#elif defined(__aarch64__)
+# define TEST_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+int test_install_seccomp(const char *what)
+{
+#ifdef TEST_AUDIT_ARCH
+	if (strcmp(what, "pgetevents") != 0)
+		return -1;
+#ifndef SYS_io_pgetevents_time64
+# define SYS_io_pgetevents_time64 416
+#endif
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TEST_AUDIT_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_pgetevents, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_pgetevents_time64, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0 ? 0 : -1;
+#else
+	(void)what;
+	return -1;
+#endif
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+#ifndef LIBAIO_TEST_COMMON_H
+#define LIBAIO_TEST_COMMON_H
+
+#include <check.h>
+#include <errno.h>
+#include <libaio.h>
+#include <stddef.h>
+
+/* Provided by each area file. */
+Suite *test_suite(void);
+
+/* A temporary file of size bytes filled with pattern(offset); its path is
+ * unlinked at once.  Returns the fd. */
+int test_tmpfile(size_t size);
+unsigned char test_pattern(long long offset);
+
+/* Raw system calls, to compare the library's answers with the kernel's. */
+long test_sys_io_setup(unsigned nr, io_context_t *ctxp);
+long test_sys_io_destroy(io_context_t ctx);
+long test_sys_io_submit(io_context_t ctx, long nr, struct iocb **ios);
+long test_sys_io_getevents(io_context_t ctx, long min_nr, long nr,
+			   struct io_event *ev, struct timespec *ts);
+
+
+/* seccomp: make the named system call answer ENOSYS.  Names:
+ * "pgetevents" (io_pgetevents and io_pgetevents_time64). */
+int test_install_seccomp(const char *what);
+
+/* The mode the suite runs in, from LIBAIO_DISABLE / LIBAIO_TEST_SECCOMP. */
+int test_mode_disables(const char *feature);
+
+/* Helpers for ck_assert on library calls that must not touch errno. */
+#define ck_assert_errno_kept(call) do {				\
+		errno = 12345;					\
+		(void)(call);					\
+		ck_assert_int_eq(errno, 12345);			\
+	} while (0)
+
+#endif
