@@ -50,6 +50,42 @@ struct ctx_entry *registry_lookup(io_context_t ctx)
 	return NULL;
 }
 
+static void wait_a_moment(void)
+{
+	sched_yield();
+}
+
+/*
+ * An entry already keyed by a brand-new ring's address is stale: its ring
+ * was moved away with mremap (the kernel then knows the context by its new
+ * address, which we never saw) and the address has been reused.  Its
+ * cached nr belongs to the old ring, so refresh it under ST_DEAD, which
+ * keeps user-space reapers out meanwhile.  Called with table_lock held.
+ */
+static int refresh_stale(uintptr_t key, unsigned nr)
+{
+	struct ctx_entry *e = registry_lookup((io_context_t)key);
+
+	if (!e)
+		return 0;
+	for (;;) {
+		unsigned s = atomic_load_explicit(&e->state, memory_order_relaxed);
+
+		if (s & (ST_EXCL | ST_DEAD)) {
+			wait_a_moment();
+			continue;
+		}
+		if (atomic_compare_exchange_weak_explicit(
+			    &e->state, &s, s | ST_DEAD, memory_order_acquire,
+			    memory_order_relaxed))
+			break;
+	}
+	e->nr = nr;
+	/* Release: the next reaper to lock the entry sees the new nr. */
+	atomic_fetch_and_explicit(&e->state, ~ST_DEAD, memory_order_release);
+	return 1;
+}
+
 /*
  * The kernel wrote the header just now; if it is one we understand, keep
  * a private copy of nr so that a later stray write to the ring's own nr
@@ -68,6 +104,10 @@ void registry_add(io_context_t ctx)
 	nr = r->nr;
 
 	pthread_mutex_lock(&table_lock);
+	if (refresh_stale(key, nr)) {
+		pthread_mutex_unlock(&table_lock);
+		return;
+	}
 	for (i = 0; i < MAX_PROBE; i++) {
 		struct ctx_entry *e = &table[(s + i) & (TABLE_SIZE - 1)];
 		uintptr_t k = atomic_load_explicit(&e->key, memory_order_relaxed);
@@ -87,11 +127,6 @@ void registry_add(io_context_t ctx)
 		break;
 	}
 	pthread_mutex_unlock(&table_lock);
-}
-
-static void wait_a_moment(void)
-{
-	sched_yield();
 }
 
 /*

@@ -1,0 +1,26 @@
+#!/bin/sh
+# Installs, on Debian 12, everything the build, the tests, the benchmark and
+# the packaging need.  Safe to run again: apt-get skips what is there.
+set -e
+pkgs="build-essential autoconf automake libtool autoconf-archive pkg-config
+check libsubunit-dev valgrind clang libclang-rt-dev liburing-dev libaio-dev
+libaio1 fio qemu-utils strace abigail-tools mandoc groff man-db gcc-multilib
+g++ dpkg-dev debhelper fakeroot python3"
+pkgs32="check:i386 libsubunit-dev:i386 libaio1:i386 libc6-dev:i386"
+export DEBIAN_FRONTEND=noninteractive
+missing=""
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
+done
+if [ "${1:-}" = --with-i386 ]; then
+	dpkg --print-foreign-architectures | grep -qx i386 || { dpkg --add-architecture i386; missing="$missing update"; }
+	for p in $pkgs32; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
+	done
+fi
+missing=$(echo "$missing" | sed 's/ update//')
+if [ -n "$missing" ]; then
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing
+fi

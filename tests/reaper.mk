@@ -1,0 +1,12 @@
+# tests: the user-space ring reaper (exactly once, fork, destroy, corruption)
+if HAVE_CHECK
+check_PROGRAMS += tests/test-reaper
+TESTS += tests/test-reaper
+tests_test_reaper_SOURCES = tests/test-reaper.c $(test_common_sources)
+tests_test_reaper_CFLAGS = $(test_cflags)
+tests_test_reaper_LDADD = $(test_ldadd)
+endif
+if HAVE_CHECK
+TESTS += tests/reaper-valgrind.sh
+endif
+EXTRA_DIST += tests/reaper-valgrind.sh
