@@ -14,6 +14,13 @@
 #include <string.h>
 #include <signal.h>
 
+/* Strict ISO C (-std=c99 with no POSIX feature macro) leaves sigset_t out
+ * of glibc's <signal.h>; io_pgetevents() needs it. */
+#if defined(__GLIBC__) && !defined(__USE_POSIX) && \
+	(__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 26))
+# include <bits/types/sigset_t.h>
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -199,7 +206,13 @@ extern unsigned int io_features(void);
 /* Inline helpers: each prep zeroes the whole iocb first, key included. */
 static inline void io_set_callback(struct iocb *iocb, io_callback_t cb)
 {
+#ifdef __GNUC__
+	/* ISO C has no function-to-object pointer conversion; -pedantic
+	 * would warn about one in every file that includes this header. */
+	iocb->data = __extension__ (void *)cb;
+#else
 	iocb->data = (void *)cb;
+#endif
 }
 
 static inline void io_prep_pread(struct iocb *iocb, int fd, void *buf,

@@ -63,31 +63,46 @@ void features_pgetevents_missing(void)
 	atomic_store_explicit(&pgetevents_missing, 1, memory_order_relaxed);
 }
 
-static pthread_once_t probe_once = PTHREAD_ONCE_INIT;
-static unsigned probed;
+/*
+ * The probe's answer is kept once it is known.  It is not known when the
+ * probe's own io_setup fails for a passing reason (EAGAIN at fs.aio-max-nr,
+ * ENOMEM): then nothing is kept, the next caller probes again, and polls
+ * meanwhile go to the kernel, whose -EINVAL for an unsupported poll still
+ * sends that iocb to the emulation.
+ */
+#define PROBE_DONE 0x80000000u
 
-static void probe_kernel(void)
+static _Atomic unsigned probed;
+static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static unsigned probe_kernel(void)
 {
 	io_context_t ctx = NULL;
 	struct io_event ev;
 	struct timespec zero = { 0, 0 };
 	struct aio_sigset_arg sig = { NULL, KERNEL_SIGSET_SIZE };
+	unsigned v = PROBE_DONE | IO_FEATURE_AIO;
 	long ret;
 	int efd;
 
-	if (aio_sys_setup(1, &ctx) < 0)
-		return;
-	probed |= IO_FEATURE_AIO;
+	ret = aio_sys_setup(1, &ctx);
+	if (ret == -ENOSYS || ret == -EPERM)
+		return PROBE_DONE;	/* no AIO here at all */
+	if (ret < 0)
+		return 0;		/* try again later */
 	if (ring_header_ok((const struct aio_ring *)ctx))
-		probed |= IO_FEATURE_RING;
+		v |= IO_FEATURE_RING;
 
 	ret = aio_sys_pgetevents(ctx, 0, 1, &ev, &zero, &sig);
 	if (ret == -ENOSYS || ret == -EPERM)
 		features_pgetevents_missing();
 	else
-		probed |= IO_FEATURE_PGETEVENTS;
+		v |= IO_FEATURE_PGETEVENTS;
 
-	efd = (int)raw_syscall2(SYS_eventfd2, 0, EFD_CLOEXEC);
+	/* LIBAIO_DISABLE=poll: no poll iocb may reach the kernel, not even
+	 * this probe (the report then shows the feature as disabled). */
+	efd = features_disabled() & DISABLE_POLL ?
+		      -1 : (int)raw_syscall2(SYS_eventfd2, 0, EFD_CLOEXEC);
 	if (efd >= 0) {
 		struct iocb cb, *cbs[1] = { &cb };
 
@@ -95,29 +110,46 @@ static void probe_kernel(void)
 		if (aio_sys_submit(ctx, 1, cbs) == 1) {
 			ret = aio_sys_getevents(ctx, 1, 1, &ev, NULL);
 			if (ret == 1 && ev.obj == &cb && (ev.res & POLLOUT))
-				probed |= IO_FEATURE_POLL;
+				v |= IO_FEATURE_POLL;
 		}
 		sys_close(efd);
 	}
 	aio_sys_destroy(ctx);
+	return v;
 }
 
 static unsigned probe_result(void)
 {
-	pthread_once(&probe_once, probe_kernel);
-	return probed;
+	/* Acquire: pairs with the release below, so a reader that sees
+	 * PROBE_DONE sees the bits that came with it. */
+	unsigned v = atomic_load_explicit(&probed, memory_order_acquire);
+
+	if (__builtin_expect(v & PROBE_DONE, 1))
+		return v;
+	pthread_mutex_lock(&probe_lock);
+	v = atomic_load_explicit(&probed, memory_order_relaxed);
+	if (!(v & PROBE_DONE)) {
+		v = probe_kernel();
+		if (v & PROBE_DONE)
+			atomic_store_explicit(&probed, v, memory_order_release);
+	}
+	pthread_mutex_unlock(&probe_lock);
+	return v;
 }
 
 int features_poll_native(void)
 {
+	unsigned v;
+
 	if (features_disabled() & DISABLE_POLL)
 		return 0;
-	return (probe_result() & IO_FEATURE_POLL) != 0;
+	v = probe_result();
+	return !(v & PROBE_DONE) || (v & IO_FEATURE_POLL);
 }
 
 AIO_PUBLIC unsigned int io_features(void)
 {
-	unsigned v = probe_result(), dis = features_disabled();
+	unsigned v = probe_result() & ~PROBE_DONE, dis = features_disabled();
 
 	if (dis & DISABLE_POLL)
 		v = (v & ~IO_FEATURE_POLL) | IO_FEATURE_POLL_DISABLED;

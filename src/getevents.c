@@ -110,8 +110,12 @@ static inline int core(io_context_t ctx, long min_nr, long nr,
 	struct ctx_entry *e = NULL;
 	long got = 0, ret;
 
+	/* The kernel reads the timeout and the mask before anything else:
+	 * with an obviously bad one it must answer (EFAULT), not the ring. */
 	if (likely(min_nr >= 0 && min_nr <= nr) &&
-	    likely(!obviously_bad_pointer(ev))) {
+	    likely(!obviously_bad_pointer(ev)) &&
+	    likely(!w->ts || !obviously_bad_pointer(w->ts)) &&
+	    likely(!w->mask || !obviously_bad_pointer(w->mask))) {
 		e = registry_lookup(ctx);
 		if (e && reap_excl_try(e, (uintptr_t)ctx)) {
 			got = ring_reap_locked(e, ev, nr);
@@ -131,17 +135,20 @@ static inline int core(io_context_t ctx, long min_nr, long nr,
 		}
 	}
 
+	/* got is 0 unless ev was usable: never offset a NULL pointer (UB). */
+	if (got)
+		ev += got;
 	if (e)
 		reap_shared_enter(e);
 	if (w->pget)
-		ret = kernel_pgetevents(ctx, min_nr - got, nr - got, ev + got, w);
+		ret = kernel_pgetevents(ctx, min_nr - got, nr - got, ev, w);
 	else
-		ret = kernel_getevents(ctx, min_nr - got, nr - got, ev + got, w);
+		ret = kernel_getevents(ctx, min_nr - got, nr - got, ev, w);
 	if (e)
 		reap_shared_exit(e);
 
 	if (ret > 0)
-		after_reap(ev + got, ret, 0);
+		after_reap(ev, ret, 0);
 	if (ret < 0)
 		return got ? (int)got : (int)ret;
 	return (int)(got + ret);

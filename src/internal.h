@@ -52,6 +52,11 @@ static inline int obviously_bad_pointer(const void *p)
 	 * paging) or aarch64: that is kernel space. */
 	if (a >> 56)
 		return 1;
+#else
+	/* Nothing above 0xffffe000 is user memory for a 32-bit process
+	 * (the i386 compat limit on x86_64; native splits end lower). */
+	if (a >= 0xffffe000u)
+		return 1;
 #endif
 	return 0;
 }

@@ -11,6 +11,8 @@ libaio_la_SOURCES = \
 	src/pgetevents_emul.c \
 	src/poll_emul.c \
 	src/poll_emul.h \
+	src/poll_helper.c \
+	src/poll_rec.h \
 	src/queue.c \
 	src/reap.c \
 	src/registry.c \
@@ -24,8 +26,10 @@ libaio_la_SOURCES = \
 	# EOL
 libaio_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(PTHREAD_CFLAGS)
 libaio_la_LIBADD = $(PTHREAD_LIBS)
+# -z nodelete: the poll emulation's helper thread runs library code, so
+# the library must stay mapped after a dlclose.
 libaio_la_LDFLAGS = -version-info $(LIBAIO_LT_VERSION) -no-undefined \
-	-Wl,--version-script=$(builddir)/libaio.ver
+	-Wl,--version-script=$(builddir)/libaio.ver -Wl,-z,nodelete
 EXTRA_libaio_la_DEPENDENCIES = libaio.ver
 EXTRA_DIST += src/libaio.map
 CLEANFILES += libaio.ver

@@ -11,8 +11,9 @@
 
 #include "libaio.h"
 
-/* Set (relaxed) before the first emulated completion can reach any ring;
- * the io_submit system call that posts it orders the two. */
+/* Set (relaxed) when the first poll is emulated, before its doorbell can
+ * reach any ring (the io_submit system call that posts it orders the two)
+ * and before io_submit returns, so io_cancel then looks for it. */
 extern _Atomic int poll_emul_used;
 
 /* Rewrite the library's own wake-up events into the completions they

@@ -37,6 +37,11 @@ struct ctx_entry *registry_lookup(io_context_t ctx)
 	uintptr_t key = (uintptr_t)ctx;
 	unsigned i, s = slot_of(key);
 
+	/* NULL and 1 are the marker keys of empty and freed slots, never a
+	 * context: without this, io_getevents(NULL, ...) "found" an empty
+	 * slot and reaped a ring at address 0. */
+	if (key == KEY_EMPTY || key == KEY_TOMBSTONE)
+		return NULL;
 	/* Relaxed: a hit is confirmed again under the reap lock's acquire. */
 	for (i = 0; i < MAX_PROBE; i++) {
 		struct ctx_entry *e = &table[(s + i) & (TABLE_SIZE - 1)];

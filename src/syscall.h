@@ -227,4 +227,73 @@ static inline long sys_getpid(void)
 	return raw_syscall0(SYS_getpid);
 }
 
+/* For the poll emulation (poll_emul.c, poll_helper.c). */
+static inline long sys_read(int fd, void *buf, size_t n)
+{
+	return raw_syscall3(SYS_read, fd, buf, n);
+}
+
+static inline long sys_write(int fd, const void *buf, size_t n)
+{
+	return raw_syscall3(SYS_write, fd, buf, n);
+}
+
+static inline long sys_openat(int dirfd, const char *path, int flags)
+{
+	return raw_syscall4(SYS_openat, dirfd, path, flags, 0);
+}
+
+static inline long sys_readlinkat(int dirfd, const char *path, char *buf,
+				  size_t n)
+{
+	return raw_syscall4(SYS_readlinkat, dirfd, path, buf, n);
+}
+
+static inline long sys_fcntl(int fd, int cmd, long arg)
+{
+	return raw_syscall3(SYS_fcntl, fd, cmd, arg);
+}
+
+static inline long sys_eventfd2(unsigned count, int flags)
+{
+	return raw_syscall2(SYS_eventfd2, count, flags);
+}
+
+static inline long sys_memfd_create(const char *name, unsigned flags)
+{
+#ifdef SYS_memfd_create
+	return raw_syscall2(SYS_memfd_create, name, flags);
+#else
+	(void)name;
+	(void)flags;
+	return -ENOSYS;
+#endif
+}
+
+static inline long sys_epoll_create1(int flags)
+{
+	return raw_syscall1(SYS_epoll_create1, flags);
+}
+
+static inline long sys_epoll_ctl(int epfd, int op, int fd, void *ev)
+{
+	return raw_syscall4(SYS_epoll_ctl, epfd, op, fd, ev);
+}
+
+/* epoll_pwait with no mask: the one epoll wait every architecture has. */
+static inline long sys_epoll_wait(int epfd, void *ev, int max, int ms)
+{
+	return raw_syscall6(SYS_epoll_pwait, epfd, SC_ARG(ev), max, ms, 0,
+			    KERNEL_SIGSET_SIZE);
+}
+
+/* ppoll with a zero timeout (a check, never a wait).  Two longs are the
+ * native ppoll's timespec on every ABI this library is built for. */
+static inline long sys_ppoll_now(void *fds, unsigned n)
+{
+	static const long zero[2] = { 0, 0 };
+
+	return raw_syscall5(SYS_ppoll, fds, n, zero, NULL, KERNEL_SIGSET_SIZE);
+}
+
 #endif /* LIBAIO_SYSCALL_H */

@@ -6,6 +6,7 @@
 #include <linux/seccomp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -60,6 +61,45 @@ long test_sys_io_getevents(io_context_t ctx, long min_nr, long nr,
 {
 	long r = syscall(SYS_io_getevents, ctx, min_nr, nr, ev, ts);
 	return r < 0 ? -errno : r;
+}
+
+long test_sys_io_cancel(io_context_t ctx, struct iocb *iocb,
+			struct io_event *ev)
+{
+	long r = syscall(SYS_io_cancel, ctx, iocb, ev);
+	return r < 0 ? -errno : r;
+}
+
+long test_sys_io_pgetevents(io_context_t ctx, long min_nr, long nr,
+			    struct io_event *ev, struct timespec *ts,
+			    const sigset_t *mask)
+{
+#ifdef SYS_io_pgetevents
+	/* The kernel's struct __aio_sigset and its own sigset size. */
+	struct {
+		const sigset_t *set;
+		size_t size;
+	} arg = { mask, _NSIG / 8 };
+	long r = syscall(SYS_io_pgetevents, ctx, min_nr, nr, ev, ts, &arg);
+	return r < 0 ? -errno : r;
+#else
+	(void)ctx; (void)min_nr; (void)nr; (void)ev; (void)ts; (void)mask;
+	return -ENOSYS;
+#endif
+}
+
+void *test_bad_pointer(void)
+{
+	static void *page;
+
+	if (!page) {
+		void *p = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+
+		ck_assert_ptr_ne(p, MAP_FAILED);
+		page = p;
+	}
+	return page;
 }
 
 int test_mode_disables(const char *feature)

@@ -21,7 +21,17 @@ long test_sys_io_destroy(io_context_t ctx);
 long test_sys_io_submit(io_context_t ctx, long nr, struct iocb **ios);
 long test_sys_io_getevents(io_context_t ctx, long min_nr, long nr,
 			   struct io_event *ev, struct timespec *ts);
+long test_sys_io_cancel(io_context_t ctx, struct iocb *iocb,
+			struct io_event *ev);
+/* io_pgetevents with the kernel's sigset argument built from mask (NULL:
+ * no mask); -ENOSYS where the build has no number for it. */
+long test_sys_io_pgetevents(io_context_t ctx, long min_nr, long nr,
+			    struct io_event *ev, struct timespec *ts,
+			    const sigset_t *mask);
 
+/* The address of a page that is mapped PROT_NONE for the whole run: the
+ * kernel answers EFAULT for it, and no later mapping can reuse it. */
+void *test_bad_pointer(void);
 
 /* seccomp: make the named system call answer ENOSYS.  Names:
  * "pgetevents" (io_pgetevents and io_pgetevents_time64). */

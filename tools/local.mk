@@ -1,1 +1,27 @@
-# tools rules
+# aio-bench: the feature report and side-by-side benchmarks (man/aio-bench.1).
+bin_PROGRAMS += aio-bench
+aio_bench_SOURCES = \
+	tools/aio-bench.c \
+	tools/bench-file.c \
+	tools/bench-loop.c \
+	tools/bench-reap.c \
+	tools/bench-util.c \
+	tools/bench-util.h \
+	# EOL
+aio_bench_CFLAGS = $(AM_CFLAGS)
+aio_bench_LDADD = libaio.la -ldl -lm
+if HAVE_LIBURING
+aio_bench_CFLAGS += $(LIBURING_CFLAGS)
+aio_bench_LDADD += $(LIBURING_LIBS)
+endif
+
+EXTRA_DIST += bench/fio-compare.sh bench/qemu-io-compare.sh
+
+# make bench: a longer aio-bench run, then fio and qemu-io with each library.
+# BENCH_ARGS adds or overrides aio-bench options.
+BENCH_ARGS =
+bench: aio-bench$(EXEEXT) libaio.la
+	$(builddir)/aio-bench --time 0.3 --reps 7 --procs 1,2 $(BENCH_ARGS)
+	$(SHELL) $(srcdir)/bench/fio-compare.sh $(abs_builddir)
+	$(SHELL) $(srcdir)/bench/qemu-io-compare.sh $(abs_builddir)
+.PHONY: bench

@@ -1,0 +1,128 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# fio --ioengine=libaio with the stock libaio.so.1 and with ours, swapped
+# with LD_LIBRARY_PATH: 4 KiB random reads on a tmpfs file at iodepth 32
+# and 128, interleaved repetitions, IOPS medians and ratios; plus a
+# userspace_reap=1 row for reference, and a --verify=crc32c run with each
+# library (the script fails if a verify run fails).
+#
+# Usage: bench/fio-compare.sh [BUILDDIR]
+#   BUILDDIR (or $AIO_BUILDDIR): a build tree holding .libs/libaio.so.1
+# Environment: STOCK_LIBAIO (default: the system's libaio.so.1),
+#   FIO_RUNTIME seconds per run (3), FIO_REPS repetitions (3),
+#   FIO_DIR directory for the test file (/dev/shm), FIO_SIZE (256M),
+#   FIO_DEPTHS ("32 128").
+set -u
+
+builddir=${1:-${AIO_BUILDDIR:-.}}
+ours=$builddir/.libs/libaio.so.1
+runtime=${FIO_RUNTIME:-3}
+reps=${FIO_REPS:-3}
+dir=${FIO_DIR:-/dev/shm}
+size=${FIO_SIZE:-256M}
+depths=${FIO_DEPTHS:-"32 128"}
+
+die() { echo "fio-compare: $*" >&2; exit 1; }
+
+command -v fio >/dev/null 2>&1 || { echo "fio-compare: fio not installed: skipped"; exit 77; }
+command -v python3 >/dev/null 2>&1 || die "python3 is needed to read fio's JSON"
+[ -e "$ours" ] || die "$ours not found (give the build directory)"
+if [ -z "${STOCK_LIBAIO:-}" ]; then
+	for d in /usr/lib/x86_64-linux-gnu /lib/x86_64-linux-gnu /usr/lib64 /usr/lib; do
+		[ -e "$d/libaio.so.1" ] && STOCK_LIBAIO=$d/libaio.so.1 && break
+	done
+fi
+[ -e "${STOCK_LIBAIO:-}" ] || die "no stock libaio.so.1 (set STOCK_LIBAIO)"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/fio-compare.XXXXXX") || die "mktemp failed"
+file=$dir/fio-compare.$$
+trap 'rm -rf "$work"; rm -f "$file" "$file".verify' EXIT INT TERM
+mkdir "$work/stock" "$work/ours"
+ln -s "$(readlink -f "$STOCK_LIBAIO")" "$work/stock/libaio.so.1"
+ln -s "$(readlink -f "$ours")" "$work/ours/libaio.so.1"
+
+fio_bin=$(command -v fio)
+for lib in stock ours; do
+	got=$(LD_LIBRARY_PATH=$work/$lib ldd "$fio_bin" | awk '/libaio\.so\.1/ {print $3}')
+	[ "$(readlink -f "$got")" = "$(readlink -f "$work/$lib/libaio.so.1")" ] ||
+		die "fio would load $got, not the $lib library"
+	echo "$lib: $(readlink -f "$work/$lib/libaio.so.1")"
+done
+echo "fio: $(fio --version), kernel $(uname -r), file $file ($size), ${runtime}s per run, $reps reps"
+
+# Lay the file out once, so every run reads the same page-cache pages.
+fio --name=layout --filename="$file" --size="$size" --rw=write --bs=1M \
+	--ioengine=psync --output=/dev/null || die "cannot create $file"
+
+# run LIB QD EXTRA -> prints IOPS
+run() {
+	LD_LIBRARY_PATH=$work/$1 fio --name=r --filename="$file" --size="$size" \
+		--rw=randread --bs=4k --ioengine=libaio --iodepth="$2" $3 \
+		--norandommap --randrepeat=0 --time_based --runtime="$runtime" \
+		--output-format=json --output="$work/out.json" >/dev/null 2>"$work/err" ||
+		{ cat "$work/err" >&2; die "fio failed ($1, iodepth $2)"; }
+	python3 -c 'import json,sys; print("%.0f" % json.load(open(sys.argv[1]))["jobs"][0]["read"]["iops"])' "$work/out.json"
+}
+
+: >"$work/results"
+for r in $(seq 1 "$reps"); do
+	for qd in $depths; do
+		for v in stock ours stock+userspace_reap ours+userspace_reap; do
+			case $v in
+			*+userspace_reap) extra=--userspace_reap=1 ;;
+			*) extra= ;;
+			esac
+			iops=$(run "${v%%+*}" "$qd" "$extra") || exit 1
+			echo "$v $qd $iops" >>"$work/results"
+			[ -t 2 ] && printf '\rfio-compare: rep %s iodepth %s %-24s' "$r" "$qd" "$v" >&2
+		done
+	done
+done
+[ -t 2 ] && printf '\r%60s\r' '' >&2
+
+python3 - "$work/results" <<'EOF'
+import statistics, sys
+rows = {}
+order = []
+for line in open(sys.argv[1]):
+    v, qd, iops = line.split()
+    key = (v, int(qd))
+    if key not in rows:
+        rows[key] = []
+        order.append(key)
+    rows[key].append(float(iops))
+print()
+print("== fio --ioengine=libaio, 4 KiB randread, tmpfs file: IOPS (higher is better)")
+print("%-26s %8s %12s %24s %10s" % ("library", "iodepth", "median", "spread (min-max)", "vs stock"))
+for key in sorted(order, key=lambda k: (k[1], order.index(k))):
+    v, qd = key
+    m = statistics.median(rows[key])
+    base = statistics.median(rows[("stock", qd)])
+    print("%-26s %8d %12.0f %24s %9.2fx" % (v, qd, m,
+          "%.0f-%.0f" % (min(rows[key]), max(rows[key])), m / base))
+for qd in sorted({k[1] for k in order}):
+    r = statistics.median(rows[("ours", qd)]) / statistics.median(rows[("stock", qd)])
+    print("target: ours plain >= 1.10x stock at iodepth %d: measured %.2fx: %s"
+          % (qd, r, "met" if r >= 1.10 else "MISSED"))
+EOF
+
+# Data check: write with crc32c headers, read everything back and verify.
+echo
+echo "== fio verify (--verify=crc32c, randwrite then read-back, iodepth 32)"
+rc=0
+for lib in stock ours; do
+	if LD_LIBRARY_PATH=$work/$lib fio --name=v --filename="$file".verify \
+		--size=64M --rw=randwrite --bs=4k --ioengine=libaio --iodepth=32 \
+		--verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--output="$work/verify.$lib" >/dev/null 2>&1 &&
+		! grep -q "verify: bad" "$work/verify.$lib"; then
+		echo "$lib: verify passed"
+	else
+		echo "$lib: VERIFY FAILED"
+		cat "$work/verify.$lib"
+		rc=1
+	fi
+	rm -f "$file".verify
+done
+exit $rc

@@ -1,0 +1,117 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+#
+# qemu-io --aio native (QEMU's linux-aio code, which reaps the ring itself)
+# with the stock libaio.so.1 and with ours, swapped with LD_LIBRARY_PATH:
+# pattern writes, then pattern-verified reads, on a raw image opened with
+# O_DIRECT (--nocache).  Each library also reads what the other wrote.
+# Fails if any verification fails.  Timings are shown, not judged.
+#
+# Usage: bench/qemu-io-compare.sh [BUILDDIR]
+#   BUILDDIR (or $AIO_BUILDDIR): a build tree holding .libs/libaio.so.1
+# Environment: STOCK_LIBAIO, QEMU_IO_DIR (default /var/tmp: it must support
+#   O_DIRECT, which tmpfs before Linux 6.6 does not).
+set -u
+
+builddir=${1:-${AIO_BUILDDIR:-.}}
+ours=$builddir/.libs/libaio.so.1
+dir=${QEMU_IO_DIR:-/var/tmp}
+
+die() { echo "qemu-io-compare: $*" >&2; exit 1; }
+
+command -v qemu-io >/dev/null 2>&1 || { echo "qemu-io-compare: qemu-io not installed: skipped"; exit 77; }
+[ -e "$ours" ] || die "$ours not found (give the build directory)"
+if [ -z "${STOCK_LIBAIO:-}" ]; then
+	for d in /usr/lib/x86_64-linux-gnu /lib/x86_64-linux-gnu /usr/lib64 /usr/lib; do
+		[ -e "$d/libaio.so.1" ] && STOCK_LIBAIO=$d/libaio.so.1 && break
+	done
+fi
+[ -e "${STOCK_LIBAIO:-}" ] || die "no stock libaio.so.1 (set STOCK_LIBAIO)"
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/qemu-io-compare.XXXXXX") || die "mktemp failed"
+img=$dir/qemu-io-compare.$$.raw
+trap 'rm -rf "$work"; rm -f "$img"' EXIT INT TERM
+mkdir "$work/stock" "$work/ours"
+ln -s "$(readlink -f "$STOCK_LIBAIO")" "$work/stock/libaio.so.1"
+ln -s "$(readlink -f "$ours")" "$work/ours/libaio.so.1"
+
+qio=$(command -v qemu-io)
+for lib in stock ours; do
+	got=$(LD_LIBRARY_PATH=$work/$lib ldd "$qio" | awk '/libaio\.so\.1/ {print $3}')
+	[ "$(readlink -f "$got")" = "$(readlink -f "$work/$lib/libaio.so.1")" ] ||
+		die "qemu-io would load $got, not the $lib library"
+done
+
+# O_DIRECT check: --aio native needs it (qemu-io refuses otherwise).
+dd if=/dev/zero of="$img" bs=1M count=64 oflag=direct status=none 2>/dev/null ||
+	die "$dir does not support O_DIRECT; set QEMU_IO_DIR"
+echo "qemu-io: $(qemu-io --version | head -n 1), image $img (64 MiB raw, O_DIRECT)"
+
+# qio LIB: run qemu-io with one library, commands on stdin (one a line);
+# fail on a non-zero exit or any failure message.
+qio() {
+	cat >"$work/cmds"
+	start=$(date +%s%N)
+	LD_LIBRARY_PATH=$work/$1 qemu-io -f raw --nocache --aio native "$img" \
+		<"$work/cmds" >"$work/out" 2>&1
+	rc=$?
+	end=$(date +%s%N)
+	if [ $rc -ne 0 ] || grep -qiE "fail|error|mismatch" "$work/out"; then
+		echo "FAILED (exit $rc)"
+		grep -iE "fail|error|mismatch" "$work/out" | head -n 5 | sed 's/^/    /'
+		return 1
+	fi
+	echo "ok ($(( (end - start) / 1000000 )) ms)"
+}
+
+rc=0
+# check LABEL LIB <commands
+check() {
+	printf '%-50s ' "$1"
+	qio "$2" || rc=1
+}
+
+# seq_cmds FMT COUNT: one command per i in 0..COUNT-1 (FMT uses $i via awk)
+many() {
+	awk -v n="$2" -v base="$3" -v step="$4" -v pat="$5" -v len="$6" -v cmd="$1" \
+		'BEGIN { for (i = 0; i < n; i++) printf "%s %s%d %s\n", cmd, pat, base + i * step, len }'
+}
+
+for lib in stock ours; do
+	other=ours
+	[ $lib = ours ] && other=stock
+	p=0xab
+	[ $lib = ours ] && p=0xcd
+	echo "== $lib library"
+	printf 'write -P %s 0 1M\nread -P %s 0 1M\n' $p $p |
+		check "$lib: write+read 1M, pattern $p" $lib
+	{ many aio_write 256 8388608 65536 "-P 0x5a " 64k; echo aio_flush;
+	  echo "read -P 0x5a 8M 16M"; } |
+		check "$lib: 256 x 64k aio_write, flush, read back" $lib
+	printf 'writev -P 0x33 32M 4k 8k 64k\nreadv -P 0x33 32M 4k 8k 64k\n' |
+		check "$lib: writev/readv 4k+8k+64k" $lib
+	{ echo "write -P 0x77 40M 128k"; many aio_read 32 41943040 4096 "-P 0x77 " 4k;
+	  echo aio_flush; } |
+		check "$lib: 32 x 4k aio_read, pattern-verified" $lib
+	printf 'write -z 48M 1M\nread -P 0 48M 1M\n' |
+		check "$lib: zeroed range reads as zero" $lib
+	# What the other library wrote must read back the same.
+	{ many aio_write 32 58720256 65536 "-P 0x9c " 64k; echo aio_flush; } |
+		check "$other: 32 x 64k aio_write at 56M" $other
+	echo "read -P 0x9c 56M 2M" |
+		check "$lib: verify what $other wrote" $lib
+done
+
+# Throughput for reference: not judged.
+echo "== timing (for reference, not judged): 4096 x 4k aio_read, then flush"
+for lib in stock ours stock ours; do
+	{ awk 'BEGIN { for (i = 0; i < 4096; i++) printf "aio_read %d 4k\n", (i * 7919 % 16384) * 4096 }';
+	  echo aio_flush; } | check "$lib: 4096 x 4k aio_read" $lib
+done
+
+if [ $rc -eq 0 ]; then
+	echo "qemu-io-compare: all verifications passed"
+else
+	echo "qemu-io-compare: VERIFICATION FAILED"
+fi
+exit $rc

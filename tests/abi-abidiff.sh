@@ -1,0 +1,68 @@
+#!/bin/sh
+# ABI check 3: abidiff (abigail-tools) of the stock libaio.so.1 against
+# ours finds no removed or changed function or variable; added ones (the
+# LIBAIO_0.6/0.7 nodes) are allowed.
+#
+# The stock library carries no debug information, so the comparison that
+# counts is symbol against symbol: ours is compared with its debug info
+# stripped (objcopy --strip-debug), which puts both sides on the same
+# footing: abidiff then compares the ELF symbol tables, versions included.
+# It must exit 0 with --no-added-syms (exit bits: 1 error, 2 usage, 4 ABI
+# change, 8 incompatible change; additions alone give 4).  The comparison
+# with our debug info left in is run too, and its summary must show no
+# "Removed" and no "Changed" entry.  A reverse comparison (ours -> stock)
+# must see our additions as removals: proof that abidiff looked at all.
+. "$top_srcdir/tests/abi-lib.sh"
+need_stock
+command -v abidiff >/dev/null 2>&1 || skip "abidiff not installed (abigail-tools)"
+command -v objcopy >/dev/null 2>&1 || skip "objcopy not installed (binutils)"
+
+objcopy --strip-debug "$ours" "$tmp/ours.so" || fail "objcopy"
+rc_all=0
+
+echo "== abidiff --no-added-syms stock ours(stripped)"
+abidiff --no-added-syms --no-corpus-path "$STOCK_LIBAIO" "$tmp/ours.so"
+rc=$?
+echo "exit $rc"
+[ $rc -eq 0 ] || { echo "FAIL: symbol-level ABI difference"; rc_all=1; }
+
+summary_clean() { # file: every summary line says 0 Removed, 0 Changed
+	grep 'changes summary' "$1" >/dev/null || return 1
+	! grep 'changes summary' "$1" |
+		grep -E '[1-9][0-9]* Removed|[1-9][0-9]* Changed' >/dev/null
+}
+
+echo "== abidiff --stat stock ours(stripped)"
+abidiff --stat "$STOCK_LIBAIO" "$tmp/ours.so" > "$tmp/stat1"
+rc=$?
+cat "$tmp/stat1"
+echo "exit $rc"
+if [ $((rc & 11)) -ne 0 ] || ! summary_clean "$tmp/stat1"; then
+	echo "FAIL: removed/changed symbols or an incompatible change"
+	rc_all=1
+fi
+
+echo "== abidiff --stat stock ours(with debug info)"
+abidiff --stat "$STOCK_LIBAIO" "$ours" > "$tmp/stat2"
+rc=$?
+cat "$tmp/stat2"
+echo "exit $rc"
+if [ $((rc & 11)) -ne 0 ] || ! summary_clean "$tmp/stat2"; then
+	echo "FAIL: removed/changed functions or variables"
+	rc_all=1
+fi
+
+# Reverse direction: our extra symbols must show up as removed (exit has
+# bit 8).  Only meaningful when we do export extra symbols.
+extra=$(readelf --dyn-syms -W "$ours" | grep -c 'LIBAIO_0\.[67]$' || true)
+if [ "$extra" -gt 0 ]; then
+	echo "== abidiff --stat ours(stripped) stock (must see removals)"
+	abidiff --stat "$tmp/ours.so" "$STOCK_LIBAIO"
+	rc=$?
+	echo "exit $rc"
+	[ $((rc & 8)) -ne 0 ] ||
+		{ echo "FAIL: abidiff did not notice our extra symbols"; rc_all=1; }
+fi
+
+[ $rc_all -eq 0 ] && echo PASS
+exit $rc_all

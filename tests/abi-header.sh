@@ -1,0 +1,111 @@
+#!/bin/sh
+# The public header on its own: it compiles alone as strict C99 and C11
+# (-pedantic -Wall -Wextra -Werror), as C++11, and for i386; and a 32-bit
+# program built with _TIME_BITS=64 calls io_getevents_time64 and
+# io_pgetevents_time64 (checked with nm on a small object), while one
+# built without it, or a 64-bit one with it, calls the plain names.  When
+# the distribution's header is installed, tests/test-abi-layout.c is also
+# compiled against it, so the layout table is checked against the stock
+# header as well as ours.
+. "$top_srcdir/tests/abi-lib.sh"
+inc=$top_srcdir/include
+rc_all=0
+bad() { echo "FAIL: $*"; rc_all=1; }
+strict="-pedantic -Wall -Wextra -Werror"
+
+printf '#include <libaio.h>\n' > "$tmp/alone.c"
+# Twice, and with the declarations used, so include guards and the
+# inline helpers are exercised too.
+cat > "$tmp/use.c" <<'EOC'
+#include <libaio.h>
+#include <libaio.h>
+int use_all(io_context_t ctx, struct iocb *cb, struct io_event *ev,
+	    struct timespec *ts, sigset_t *mask);
+int use_all(io_context_t ctx, struct iocb *cb, struct io_event *ev,
+	    struct timespec *ts, sigset_t *mask)
+{
+	io_prep_pread(cb, 0, (void *)0, 0, 0);
+	io_set_eventfd(cb, 3);
+	io_set_callback(cb, (io_callback_t)0);
+	return io_getevents(ctx, 1, 1, ev, ts) +
+	       io_pgetevents(ctx, 1, 1, ev, ts, mask) +
+	       io_fsync(ctx, cb, (io_callback_t)0, 0) +
+	       io_poll(ctx, cb, (io_callback_t)0, 0, 1);
+}
+EOC
+
+compile() { # label, compiler and flags...
+	label=$1
+	shift
+	if "$@" -c -o "$tmp/obj.o" 2> "$tmp/err"; then
+		echo "ok   $label"
+	else
+		cat "$tmp/err"
+		bad "$label"
+	fi
+}
+
+for std in c99 c11; do
+	compile "C $std alone" $CC -std=$std $strict -I"$inc" "$tmp/alone.c"
+	compile "C $std used" $CC -std=$std $strict -I"$inc" "$tmp/use.c"
+done
+compile "C gnu11 used" $CC -std=gnu11 $strict -I"$inc" "$tmp/use.c"
+for std in c++11 c++17; do
+	compile "C++ $std alone" $CXX -x c++ -std=$std $strict -I"$inc" "$tmp/alone.c"
+	compile "C++ $std used" $CXX -x c++ -std=$std $strict -I"$inc" "$tmp/use.c"
+done
+if command -v clang >/dev/null 2>&1; then
+	compile "clang c99 used" clang -std=c99 $strict -I"$inc" "$tmp/use.c"
+fi
+
+# Which getevents names an object calls.
+calls() { # object -> sorted undefined io_*getevents* names
+	nm -u "$1" | awk '{ print $NF }' | grep 'getevents' | sort | tr '\n' ' '
+}
+expect_calls() { # label, expected, flags...
+	label=$1 want=$2
+	shift 2
+	if $CC -std=gnu11 $strict -I"$inc" "$@" -c -o "$tmp/t.o" "$tmp/use.c" \
+		2> "$tmp/err"; then
+		got=$(calls "$tmp/t.o")
+		if [ "$got" = "$want" ]; then
+			echo "ok   $label: $got"
+		else
+			bad "$label: calls '$got', want '$want'"
+		fi
+	else
+		cat "$tmp/err"
+		bad "$label: does not compile"
+	fi
+}
+
+if printf 'int x;\n' | $CC -m32 -x c -c -o "$tmp/m32.o" - 2>/dev/null; then
+	compile "C c99 -m32 used" $CC -m32 -std=c99 $strict -I"$inc" "$tmp/use.c"
+	expect_calls "-m32 _TIME_BITS=64" "io_getevents_time64 io_pgetevents_time64 " \
+		-m32 -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64
+	expect_calls "-m32" "io_getevents io_pgetevents " -m32
+else
+	echo "note: $CC cannot build -m32 objects here (gcc-multilib missing);" \
+		"32-bit redirection not checked"
+fi
+case $(elf_class "$ours") in
+64) expect_calls "64-bit _TIME_BITS=64" "io_getevents io_pgetevents " \
+	-D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64 ;;
+esac
+
+# The layout checks hold for the stock header too (same ABI).
+if [ -n "${STOCK_LIBAIO_H:-}" ] && [ -f "$STOCK_LIBAIO_H" ]; then
+	mkdir "$tmp/stockinc"
+	cp "$STOCK_LIBAIO_H" "$tmp/stockinc/libaio.h"
+	if $CC -std=gnu11 -Wall -I"$tmp/stockinc" -o "$tmp/layout" \
+		"$top_srcdir/tests/test-abi-layout.c" 2> "$tmp/err" &&
+		"$tmp/layout"; then
+		echo "ok   stock header passes tests/test-abi-layout.c"
+	else
+		cat "$tmp/err"
+		bad "stock header fails tests/test-abi-layout.c"
+	fi
+fi
+
+[ $rc_all -eq 0 ] && echo PASS
+exit $rc_all

@@ -1,0 +1,44 @@
+# Sourced by tests/abi-*.sh.  Takes top_srcdir, top_builddir, CC, CXX,
+# STOCK_LIBAIO and STOCK_LIBAIO_H from the environment (tests/local.mk sets
+# them) and gives: absolute paths, $ours (our libaio.so.1), a scratch $tmp
+# removed on exit, and skip/fail helpers.  77 is used only for what cannot
+# exist on this machine, never for a check that went wrong.
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+
+: "${top_srcdir:?top_srcdir not set (run through make check)}"
+: "${top_builddir:?top_builddir not set (run through make check)}"
+CC=${CC:-cc}
+CXX=${CXX:-c++}
+top_srcdir=$(cd "$top_srcdir" && pwd) || fail "no $top_srcdir"
+top_builddir=$(cd "$top_builddir" && pwd) || fail "no $top_builddir"
+ours=$top_builddir/.libs/libaio.so.1
+[ -e "$ours" ] || skip "no shared library built ($ours)"
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/libaio-abi.XXXXXX") || fail "mktemp"
+trap 'rm -rf "$tmp"' EXIT
+
+# ELF class of a file: 32 or 64.
+elf_class() {
+	case $(od -An -tx1 -j4 -N1 "$1" | tr -d ' ') in
+	01) echo 32 ;;
+	02) echo 64 ;;
+	*) echo unknown ;;
+	esac
+}
+
+need_stock() {
+	[ -n "${STOCK_LIBAIO:-}" ] && [ -e "$STOCK_LIBAIO" ] ||
+		skip "no stock libaio.so.1 (configure --with-stock-libaio=PATH)"
+	[ "$(elf_class "$STOCK_LIBAIO")" = "$(elf_class "$ours")" ] ||
+		skip "stock $STOCK_LIBAIO is not the same ELF class as ours"
+}
+
+need_stock_header() {
+	[ -n "${STOCK_LIBAIO_H:-}" ] && [ -f "$STOCK_LIBAIO_H" ] ||
+		skip "no stock libaio.h"
+}
+
+# The real file behind a path.
+real() { readlink -f "$1"; }

@@ -1,0 +1,46 @@
+#!/bin/sh
+# ABI check 1: a program built against the distribution's libaio.h and
+# linked with the stock libaio.so.1 runs unchanged on ours (LD_LIBRARY_PATH
+# at our build), natively and with every fallback forced.  The program
+# prints the libaio it mapped (/proc/self/maps); it must be ours.
+. "$top_srcdir/tests/abi-lib.sh"
+need_stock
+need_stock_header
+
+mkdir "$tmp/inc" "$tmp/stocklib"
+cp "$STOCK_LIBAIO_H" "$tmp/inc/libaio.h"
+ln -s "$(real "$STOCK_LIBAIO")" "$tmp/stocklib/libaio.so.1"
+# -I holds only the stock header; link to the stock file by path, so the
+# binary records its soname, libaio.so.1.
+$CC -std=gnu11 -O2 -Wall -pthread -I"$tmp/inc" -o "$tmp/prog" \
+	"$top_srcdir/tests/abi-prog.c" "$tmp/stocklib/libaio.so.1" ||
+	fail "cannot build against the stock header"
+readelf -d "$tmp/prog" | grep -q 'NEEDED.*\[libaio\.so\.1\]' ||
+	fail "program does not need libaio.so.1"
+
+run() { # label, expected library, env...
+	label=$1 want=$2
+	shift 2
+	echo "== $label"
+	env "$@" "$tmp/prog" > "$tmp/out" 2>&1
+	rc=$?
+	cat "$tmp/out"
+	[ $rc -eq 0 ] || fail "$label: exit $rc"
+	got=$(sed -n 's/^libaio: //p' "$tmp/out")
+	[ -n "$got" ] || fail "$label: no libaio mapped"
+	[ "$(real "$got")" = "$(real "$want")" ] ||
+		fail "$label: loaded $got, expected $want"
+}
+
+# Control run: the stock library passes the same program.
+run "stock library" "$STOCK_LIBAIO" LD_LIBRARY_PATH="$tmp/stocklib"
+run "our library" "$ours" LD_LIBRARY_PATH="$top_builddir/.libs"
+for m in poll pgetevents ring poll,pgetevents,ring; do
+	run "our library, LIBAIO_DISABLE=$m" "$ours" \
+		LD_LIBRARY_PATH="$top_builddir/.libs" LIBAIO_DISABLE=$m
+done
+# The dynamic loader agrees about which file it used.
+LD_LIBRARY_PATH="$top_builddir/.libs" LD_DEBUG=libs "$tmp/prog" 2>&1 >/dev/null |
+	grep -q "calling init: $top_builddir/.libs/libaio.so.1" ||
+	fail "LD_DEBUG does not show our library being initialised"
+echo "PASS"

@@ -1,0 +1,101 @@
+#!/bin/sh
+# ABI check 4: the dynamic symbols.  Ours exports every symbol@version of
+# the stock libaio.so.1, with the same default (@@) markings and the same
+# version-node tree; anything more may only sit in LIBAIO_0.6 (32-bit
+# targets: exactly io_getevents_time64 and io_pgetevents_time64) or
+# LIBAIO_0.7.  Nothing else is defined (no internal name leaks), every
+# import is a versioned C library symbol or a weak toolchain hook, the
+# soname is libaio.so.1 and the only DT_NEEDED is libc.so.6.
+. "$top_srcdir/tests/abi-lib.sh"
+need_stock
+command -v readelf >/dev/null 2>&1 || skip "readelf not installed (binutils)"
+
+# Defined dynamic symbols, one "name@version" or "name@@version" a line
+# (version-node symbols appear as their bare name).
+defined() {
+	readelf --dyn-syms -W "$1" |
+		awk '$1 ~ /^[0-9]+:$/ && $7 != "UND" && $8 != "" { print $8 }' |
+		sort -u
+}
+undefined() {
+	readelf --dyn-syms -W "$1" |
+		awk '$1 ~ /^[0-9]+:$/ && $7 == "UND" && $8 != "" { print $5, $8 }' |
+		sort -u
+}
+# Version definitions as "node<parent" (or just "node").
+vtree() {
+	readelf -V -W "$1" | awk '
+		/Version definition/ { d = 1; next }
+		/Version needs/ { d = 0 }
+		d && /Name:/ && !/BASE/ { if (n != "") print n; n = $NF }
+		d && /Parent 1:/ { print n "<" $NF; n = "" }
+		END { if (n != "") print n }' | sort
+}
+
+defined "$STOCK_LIBAIO" > "$tmp/stock.def"
+defined "$ours" > "$tmp/ours.def"
+echo "== stock exports"; cat "$tmp/stock.def"
+echo "== our exports"; cat "$tmp/ours.def"
+[ -s "$tmp/stock.def" ] || fail "could not read the stock symbol table"
+rc_all=0
+bad() { echo "FAIL: $*"; rc_all=1; }
+
+missing=$(comm -23 "$tmp/stock.def" "$tmp/ours.def")
+[ -z "$missing" ] || bad "missing from ours: $missing"
+
+extra=$(comm -13 "$tmp/stock.def" "$tmp/ours.def")
+for s in $extra; do
+	case $s in
+	*@@LIBAIO_0.6 | *@@LIBAIO_0.7 | LIBAIO_0.6 | LIBAIO_0.7) ;;
+	*) bad "unexpected export: $s" ;;
+	esac
+done
+
+# The time64 pair: exactly on 32-bit targets.
+t64="io_getevents_time64@@LIBAIO_0.6 io_pgetevents_time64@@LIBAIO_0.6"
+if [ "$(elf_class "$ours")" = 32 ]; then
+	for s in $t64; do
+		grep -qx "$s" "$tmp/ours.def" || bad "32-bit library lacks $s"
+	done
+else
+	! grep -q 'LIBAIO_0\.6' "$tmp/ours.def" ||
+		bad "LIBAIO_0.6 exported by a 64-bit library"
+fi
+
+# The version tree: the stock nodes with the stock parents.
+vtree "$STOCK_LIBAIO" > "$tmp/stock.vt"
+vtree "$ours" > "$tmp/ours.vt"
+echo "== version nodes (stock)"; cat "$tmp/stock.vt"
+echo "== version nodes (ours)"; cat "$tmp/ours.vt"
+[ -s "$tmp/stock.vt" ] || bad "could not read the stock version nodes"
+missing=$(comm -23 "$tmp/stock.vt" "$tmp/ours.vt")
+[ -z "$missing" ] || bad "version nodes differ from stock: $missing"
+
+# Imports.
+undefined "$ours" > "$tmp/ours.und"
+echo "== our imports"; cat "$tmp/ours.und"
+while read -r bind name; do
+	case $name in
+	*@GLIBC_*) ;;
+	*) [ "$bind" = WEAK ] || bad "unversioned import: $name" ;;
+	esac
+done < "$tmp/ours.und"
+
+# Soname and dependencies.
+soname=$(readelf -d "$ours" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+[ "$soname" = libaio.so.1 ] || bad "soname is '$soname'"
+needed=$(readelf -d "$ours" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+[ "$needed" = "libc.so.6 " ] || bad "DT_NEEDED is '$needed', want libc.so.6 only"
+
+# objdump -T gives the same list.
+if command -v objdump >/dev/null 2>&1; then
+	objdump -T "$ours" | awk '$4 != "*UND*" && $6 ~ /LIBAIO_/ {
+		if ($4 == "*ABS*") print $7
+		else if ($6 ~ /^\(/) { v = $6; gsub(/[()]/, "", v); print $7 "@" v }
+		else print $7 "@@" $6 }' | sort -u > "$tmp/ours.objdump"
+	cmp -s "$tmp/ours.objdump" "$tmp/ours.def" ||
+		bad "objdump -T and readelf disagree: $(diff "$tmp/ours.objdump" "$tmp/ours.def")"
+fi
+
+[ $rc_all -eq 0 ] && echo PASS
+exit $rc_all

@@ -1,0 +1,58 @@
+#!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Lint every manual page in man/: mandoc -Tlint -Wwarning must print
+# nothing, groff -man -ww -z must print nothing, the .TH section must equal
+# the file's suffix, and a .so link page must name an existing page.
+# Skips (77) only when neither mandoc nor groff is installed.
+: "${top_srcdir:=.}"
+MANDOC=${MANDOC:-$(command -v mandoc)}
+GROFF=${GROFF:-$(command -v groff)}
+if [ -z "$MANDOC" ] && [ -z "$GROFF" ]; then
+	echo "SKIP: neither mandoc nor groff is installed"
+	exit 77
+fi
+[ -n "$MANDOC" ] || echo "note: mandoc missing, checking with groff only"
+[ -n "$GROFF" ] || echo "note: groff missing, checking with mandoc only"
+
+fail=0
+n=0
+for page in "$top_srcdir"/man/*.[1-9]; do
+	[ -f "$page" ] || continue
+	n=$((n + 1))
+	base=${page##*/}
+	suffix=${base##*.}
+	first=$(sed -n 1p "$page")
+	case $first in
+	.so\ *)
+		target=${first#.so }
+		if [ ! -f "$top_srcdir/man/${target##*/}" ]; then
+			echo "FAIL $base: .so target $target not in man/"
+			fail=1
+		fi
+		case $target in
+		man[1-9]/*) ;;
+		*) echo "FAIL $base: .so target must be manN/page.N"; fail=1 ;;
+		esac
+		continue ;;
+	esac
+	th=$(grep -m1 '^\.TH ' "$page" | awk '{ print $3 }')
+	if [ "$th" != "$suffix" ]; then
+		echo "FAIL $base: .TH section '$th' differs from the suffix '$suffix'"
+		fail=1
+	fi
+	if [ -n "$MANDOC" ]; then
+		out=$("$MANDOC" -Tlint -Wwarning "$page" 2>&1) || true
+		if [ -n "$out" ]; then
+			echo "FAIL $base: mandoc:"; echo "$out"; fail=1
+		fi
+	fi
+	if [ -n "$GROFF" ]; then
+		out=$("$GROFF" -man -ww -z "$page" 2>&1) || true
+		if [ -n "$out" ]; then
+			echo "FAIL $base: groff:"; echo "$out"; fail=1
+		fi
+	fi
+done
+echo "linted $n pages"
+[ "$n" -gt 0 ] || { echo "FAIL: no pages found in $top_srcdir/man"; exit 1; }
+exit $fail

@@ -1,0 +1,868 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * IOCB_CMD_POLL, natively and through the library's emulation.  Every
+ * test runs in each mode of tests/all-modes.sh; with LIBAIO_DISABLE=poll
+ * the same bodies exercise the emulation, and ptys (which the kernel's
+ * aio poll refuses) are emulated in every mode.  Waits use generous
+ * timeouts only as hang guards.  Results are masked before comparing:
+ * the kernel may report more bits than were asked for.
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "test-common.h"
+
+#define GUARD_S 20		/* hang guard for every wait */
+
+static int env_disables(const char *what)
+{
+	const char *s = getenv("LIBAIO_DISABLE");
+
+	return s && (strstr(s, what) || strstr(s, "all"));
+}
+
+static int poll_emulated(void)
+{
+	return !(io_features() & IO_FEATURE_POLL);
+}
+
+static io_context_t new_ctx(int n)
+{
+	io_context_t ctx = NULL;
+
+	ck_assert_int_eq(io_setup(n, &ctx), 0);
+	return ctx;
+}
+
+/* One event, waiting up to the hang guard. */
+static struct io_event wait_one(io_context_t ctx)
+{
+	struct timespec ts = { GUARD_S, 0 };
+	struct io_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	ck_assert_int_eq(io_getevents(ctx, 1, 1, &ev, &ts), 1);
+	return ev;
+}
+
+/* No event within a short while (absence check, not a timing test). */
+static void expect_none(io_context_t ctx)
+{
+	struct timespec ts = { 0, 100 * 1000 * 1000 };
+	struct io_event ev;
+
+	ck_assert_int_eq(io_getevents(ctx, 0, 1, &ev, &ts), 0);
+}
+
+static void prep_poll(struct iocb *cb, int fd, int events, uintptr_t tag)
+{
+	io_prep_poll(cb, fd, events);
+	cb->data = (void *)tag;
+}
+
+static int submit1(io_context_t ctx, struct iocb *cb)
+{
+	return io_submit(ctx, 1, &cb);
+}
+
+static void check_event(const struct io_event *ev, struct iocb *cb,
+			uintptr_t tag, unsigned want)
+{
+	ck_assert_ptr_eq(ev->obj, cb);
+	ck_assert_ptr_eq(ev->data, (void *)tag);
+	ck_assert_uint_ne(ev->res & want, 0);
+	ck_assert_uint_eq(ev->res2, 0);
+}
+
+START_TEST(features_match_the_mode)
+{
+	unsigned f = io_features();
+
+	ck_assert_uint_ne(f & IO_FEATURE_AIO, 0);
+	if (env_disables("poll")) {
+		ck_assert_uint_eq(f & IO_FEATURE_POLL, 0);
+		ck_assert_uint_ne(f & IO_FEATURE_POLL_DISABLED, 0);
+	} else {
+		/* Linux 6.18 here: the kernel's aio poll is used. */
+		ck_assert_uint_ne(f & IO_FEATURE_POLL, 0);
+		ck_assert_uint_eq(f & IO_FEATURE_POLL_DISABLED, 0);
+	}
+	if (env_disables("pgetevents")) {
+		ck_assert_uint_eq(f & IO_FEATURE_PGETEVENTS, 0);
+		ck_assert_uint_ne(f & IO_FEATURE_PGETEVENTS_DISABLED, 0);
+	} else if (test_mode_disables("pgetevents")) {
+		/* The seccomp filter: missing, not disabled. */
+		ck_assert_uint_eq(f & IO_FEATURE_PGETEVENTS, 0);
+		ck_assert_uint_eq(f & IO_FEATURE_PGETEVENTS_DISABLED, 0);
+	} else {
+		ck_assert_uint_ne(f & IO_FEATURE_PGETEVENTS, 0);
+		ck_assert_uint_eq(f & IO_FEATURE_PGETEVENTS_DISABLED, 0);
+	}
+	if (env_disables("ring")) {
+		ck_assert_uint_eq(f & IO_FEATURE_RING, 0);
+		ck_assert_uint_ne(f & IO_FEATURE_RING_DISABLED, 0);
+	} else {
+		ck_assert_uint_ne(f & IO_FEATURE_RING, 0);
+		ck_assert_uint_eq(f & IO_FEATURE_RING_DISABLED, 0);
+	}
+}
+END_TEST
+
+START_TEST(pipe_becomes_readable)
+{
+	io_context_t ctx = new_ctx(8);
+	struct iocb cb;
+	struct io_event ev;
+	struct timespec zero = { 0, 0 };
+	int p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	prep_poll(&cb, p[0], POLLIN, 0x1234);
+	ck_assert_int_eq(submit1(ctx, &cb), 1);
+	ck_assert_int_eq(io_getevents(ctx, 0, 1, &ev, &zero), 0);
+	ck_assert_int_eq(write(p[1], "x", 1), 1);
+	ev = wait_one(ctx);
+	check_event(&ev, &cb, 0x1234, POLLIN);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	close(p[0]);
+	close(p[1]);
+}
+END_TEST
+
+START_TEST(socketpair_in_and_out)
+{
+	io_context_t ctx = new_ctx(8);
+	struct iocb in, out;
+	struct io_event ev;
+	int sv[2];
+
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	/* Writable at once. */
+	prep_poll(&out, sv[0], POLLOUT, 1);
+	ck_assert_int_eq(submit1(ctx, &out), 1);
+	ev = wait_one(ctx);
+	check_event(&ev, &out, 1, POLLOUT);
+	ck_assert_uint_eq(ev.res & POLLIN, 0);
+	/* Readable once the peer sends. */
+	prep_poll(&in, sv[1], POLLIN, 2);
+	ck_assert_int_eq(submit1(ctx, &in), 1);
+	ck_assert_int_eq(send(sv[0], "hi", 2, 0), 2);
+	ev = wait_one(ctx);
+	check_event(&ev, &in, 2, POLLIN);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	close(sv[0]);
+	close(sv[1]);
+}
+END_TEST
+
+START_TEST(eventfd_in_and_out)
+{
+	io_context_t ctx = new_ctx(8);
+	struct iocb cb;
+	struct io_event ev;
+	uint64_t one = 1;
+	int efd = eventfd(0, EFD_CLOEXEC);
+
+	ck_assert_int_ge(efd, 0);
+	prep_poll(&cb, efd, POLLIN, 3);
+	ck_assert_int_eq(submit1(ctx, &cb), 1);
+	ck_assert_int_eq(write(efd, &one, sizeof(one)), sizeof(one));
+	ev = wait_one(ctx);
+	check_event(&ev, &cb, 3, POLLIN);
+	/* An eventfd is always writable. */
+	prep_poll(&cb, efd, POLLOUT, 4);
+	ck_assert_int_eq(submit1(ctx, &cb), 1);
+	ev = wait_one(ctx);
+	check_event(&ev, &cb, 4, POLLOUT);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	close(efd);
+}
+END_TEST
+
+START_TEST(pipe_write_end_pollout_and_hup)
+{
+	io_context_t ctx = new_ctx(8);
+	struct iocb cb;
+	struct io_event ev;
+	int p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	prep_poll(&cb, p[1], POLLOUT, 5);
+	ck_assert_int_eq(submit1(ctx, &cb), 1);
+	ev = wait_one(ctx);
+	check_event(&ev, &cb, 5, POLLOUT);
+	/* POLLHUP comes unrequested once the writer is gone. */
+	prep_poll(&cb, p[0], POLLIN, 6);
+	ck_assert_int_eq(submit1(ctx, &cb), 1);
+	close(p[1]);
+	ev = wait_one(ctx);
+	check_event(&ev, &cb, 6, POLLHUP);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	close(p[0]);
+}
+END_TEST
+
+START_TEST(one_shot_until_resubmitted)
+{
+	io_context_t ctx = new_ctx(8);
+	struct iocb cb;
+	struct io_event ev;
+	int p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(write(p[1], "x", 1), 1);
+	prep_poll(&cb, p[0], POLLIN, 7);
+	ck_assert_int_eq(submit1(ctx, &cb), 1);
+	ev = wait_one(ctx);
+	check_event(&ev, &cb, 7, POLLIN);
+	/* Still readable, but the poll is spent. */
+	expect_none(ctx);
+	ck_assert_int_eq(submit1(ctx, &cb), 1);
+	ev = wait_one(ctx);
+	check_event(&ev, &cb, 7, POLLIN);
+	expect_none(ctx);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	close(p[0]);
+	close(p[1]);
+}
+END_TEST
+
+START_TEST(cancel_pending_poll)
+{
+	io_context_t ctx = new_ctx(8);
+	struct iocb cb;
+	struct io_event ev, res;
+	int p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	prep_poll(&cb, p[0], POLLIN, 8);
+	ck_assert_int_eq(submit1(ctx, &cb), 1);
+	memset(&res, 0xa5, sizeof(res));
+	ck_assert_int_eq(io_cancel(ctx, &cb, &res), -EINPROGRESS);
+	ev = wait_one(ctx);
+	ck_assert_ptr_eq(ev.obj, &cb);
+	ck_assert_ptr_eq(ev.data, (void *)8);
+	ck_assert_uint_eq(ev.res, 0);
+	ck_assert_uint_eq(ev.res2, 0);
+	ck_assert_int_eq(io_cancel(ctx, &cb, &res), -EINVAL);
+	/* The fd becoming ready now changes nothing. */
+	ck_assert_int_eq(write(p[1], "x", 1), 1);
+	expect_none(ctx);
+	/* A poll that already fired cannot be cancelled either. */
+	prep_poll(&cb, p[0], POLLIN, 9);
+	ck_assert_int_eq(submit1(ctx, &cb), 1);
+	ev = wait_one(ctx);
+	check_event(&ev, &cb, 9, POLLIN);
+	ck_assert_int_eq(io_cancel(ctx, &cb, &res), -EINVAL);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	close(p[0]);
+	close(p[1]);
+}
+END_TEST
+
+/* Cancel racing readiness: always exactly one completion. */
+START_TEST(cancel_races_readiness)
+{
+	io_context_t ctx = new_ctx(8);
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		struct iocb cb;
+		struct io_event ev;
+		int p[2], r;
+
+		ck_assert_int_eq(pipe(p), 0);
+		prep_poll(&cb, p[0], POLLIN, 10);
+		ck_assert_int_eq(submit1(ctx, &cb), 1);
+		ck_assert_int_eq(write(p[1], "x", 1), 1);
+		r = io_cancel(ctx, &cb, &ev);
+		ck_assert(r == -EINPROGRESS || r == -EINVAL);
+		ev = wait_one(ctx);
+		ck_assert_ptr_eq(ev.obj, &cb);
+		if (r == -EINPROGRESS)
+			ck_assert_uint_eq(ev.res, 0);
+		else
+			ck_assert_uint_ne(ev.res & POLLIN, 0);
+		close(p[0]);
+		close(p[1]);
+	}
+	expect_none(ctx);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+}
+END_TEST
+
+#define MANY 64
+
+START_TEST(many_polls_in_one_submit)
+{
+	io_context_t ctx = new_ctx(MANY * 2);
+	struct iocb cbs[MANY], *list[MANY];
+	struct io_event ev[MANY];
+	struct timespec ts = { GUARD_S, 0 };
+	int p[MANY][2], seen[MANY], i, got = 0;
+
+	for (i = 0; i < MANY; i++) {
+		ck_assert_int_eq(pipe(p[i]), 0);
+		prep_poll(&cbs[i], p[i][0], POLLIN, 100 + i);
+		list[i] = &cbs[i];
+		seen[i] = 0;
+	}
+	ck_assert_int_eq(io_submit(ctx, MANY, list), MANY);
+	for (i = 0; i < MANY; i++)
+		ck_assert_int_eq(write(p[i][1], "x", 1), 1);
+	while (got < MANY) {
+		int r = io_getevents(ctx, 1, MANY - got, ev, &ts), k;
+
+		ck_assert_int_gt(r, 0);
+		for (k = 0; k < r; k++) {
+			long idx = (struct iocb *)ev[k].obj - cbs;
+
+			ck_assert(idx >= 0 && idx < MANY);
+			ck_assert_ptr_eq(ev[k].data, (void *)(uintptr_t)(100 + idx));
+			ck_assert_uint_ne(ev[k].res & POLLIN, 0);
+			ck_assert_int_eq(seen[idx]++, 0);
+		}
+		got += r;
+	}
+	expect_none(ctx);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	for (i = 0; i < MANY; i++) {
+		close(p[i][0]);
+		close(p[i][1]);
+	}
+}
+END_TEST
+
+START_TEST(mixed_read_and_poll_batches)
+{
+	io_context_t ctx = new_ctx(16);
+	int fd = test_tmpfile(4096), p[2], bad;
+	struct iocb rd1, rd2, pl, badpl, *list[3];
+	struct io_event ev;
+	unsigned char b1[16], b2[16];
+	int i, seen_rd1 = 0, seen_rd2 = 0, seen_pl = 0;
+
+	ck_assert_int_eq(pipe(p), 0);
+	bad = dup(p[0]);
+	close(bad);
+
+	/* [read, poll, read]: all accepted. */
+	io_prep_pread(&rd1, fd, b1, sizeof(b1), 0);
+	rd1.data = (void *)1;
+	prep_poll(&pl, p[0], POLLIN, 2);
+	io_prep_pread(&rd2, fd, b2, sizeof(b2), 16);
+	rd2.data = (void *)3;
+	list[0] = &rd1;
+	list[1] = &pl;
+	list[2] = &rd2;
+	ck_assert_int_eq(io_submit(ctx, 3, list), 3);
+	ck_assert_int_eq(write(p[1], "x", 1), 1);
+	for (i = 0; i < 3; i++) {
+		ev = wait_one(ctx);
+		if (ev.obj == &rd1) {
+			ck_assert_int_eq((long)ev.res, 16);
+			seen_rd1++;
+		} else if (ev.obj == &rd2) {
+			ck_assert_int_eq((long)ev.res, 16);
+			seen_rd2++;
+		} else {
+			check_event(&ev, &pl, 2, POLLIN);
+			seen_pl++;
+		}
+	}
+	ck_assert(seen_rd1 == 1 && seen_rd2 == 1 && seen_pl == 1);
+	ck_assert_int_eq(b1[3], test_pattern(3));
+	ck_assert_int_eq(b2[3], test_pattern(19));
+
+	/* [good read, poll on a bad fd]: 1. */
+	list[0] = &rd1;
+	prep_poll(&badpl, bad, POLLIN, 4);
+	list[1] = &badpl;
+	ck_assert_int_eq(io_submit(ctx, 2, list), 1);
+	ev = wait_one(ctx);
+	ck_assert_ptr_eq(ev.obj, &rd1);
+
+	/* [poll on a bad fd, read]: the poll's error. */
+	list[0] = &badpl;
+	list[1] = &rd1;
+	ck_assert_int_eq(io_submit(ctx, 2, list), -EBADF);
+
+	/* [poll, read of a bad fd, read]: 1, and the poll is live. */
+	prep_poll(&pl, p[0], POLLIN, 5);
+	io_prep_pread(&rd2, bad, b2, sizeof(b2), 0);
+	list[0] = &pl;
+	list[1] = &rd2;
+	list[2] = &rd1;
+	ck_assert_int_eq(io_submit(ctx, 3, list), 1);
+	ev = wait_one(ctx);		/* the pipe still holds a byte */
+	check_event(&ev, &pl, 5, POLLIN);
+	expect_none(ctx);
+
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	close(fd);
+	close(p[0]);
+	close(p[1]);
+}
+END_TEST
+
+START_TEST(bad_and_malformed_polls)
+{
+	io_context_t ctx = new_ctx(8);
+	struct iocb cb;
+	int p[2], bad, fd = test_tmpfile(16);
+
+	ck_assert_int_eq(pipe(p), 0);
+	bad = dup(p[0]);
+	close(bad);
+	prep_poll(&cb, bad, POLLIN, 0);
+	ck_assert_int_eq(submit1(ctx, &cb), -EBADF);
+	/* More than 16 bits of events. */
+	prep_poll(&cb, p[0], POLLIN, 0);
+	cb.u.poll.events = 0x10001;
+	ck_assert_int_eq(submit1(ctx, &cb), -EINVAL);
+	prep_poll(&cb, p[0], POLLIN, 0);
+	cb.u.c.nbytes = 1;
+	ck_assert_int_eq(submit1(ctx, &cb), -EINVAL);
+	prep_poll(&cb, p[0], POLLIN, 0);
+	cb.u.c.offset = 1;
+	ck_assert_int_eq(submit1(ctx, &cb), -EINVAL);
+	prep_poll(&cb, p[0], POLLIN, 0);
+	cb.aio_rw_flags = 1;
+	ck_assert_int_eq(submit1(ctx, &cb), -EINVAL);
+	prep_poll(&cb, p[0], POLLIN, 0);
+	cb.u.c.__pad3 = 1;
+	ck_assert_int_eq(submit1(ctx, &cb), -EINVAL);
+	/* A resfd that is not an eventfd. */
+	prep_poll(&cb, p[0], POLLIN, 0);
+	io_set_eventfd(&cb, p[1]);
+	ck_assert_int_eq(submit1(ctx, &cb), -EINVAL);
+	/* A regular file has no poll method: POLLPRI can never be set. */
+	prep_poll(&cb, fd, POLLPRI, 0);
+	ck_assert_int_eq(submit1(ctx, &cb), -EINVAL);
+	/* ...but it is always readable. */
+	prep_poll(&cb, fd, POLLIN | POLLPRI, 11);
+	ck_assert_int_eq(submit1(ctx, &cb), 1);
+	{
+		struct io_event ev = wait_one(ctx);
+
+		check_event(&ev, &cb, 11, POLLIN);
+		ck_assert_uint_eq(ev.res & POLLPRI, 0);
+	}
+	/* An invalid context. */
+	prep_poll(&cb, p[0], POLLIN, 0);
+	ck_assert_int_eq(submit1((io_context_t)0x1000, &cb), -EINVAL);
+	expect_none(ctx);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	close(fd);
+	close(p[0]);
+	close(p[1]);
+}
+END_TEST
+
+START_TEST(resfd_is_signalled)
+{
+	io_context_t ctx = new_ctx(8);
+	struct iocb cb;
+	struct io_event ev;
+	struct pollfd pfd;
+	uint64_t count = 0;
+	int p[2], efd = eventfd(0, EFD_CLOEXEC);
+
+	ck_assert_int_ge(efd, 0);
+	ck_assert_int_eq(pipe(p), 0);
+	prep_poll(&cb, p[0], POLLIN, 12);
+	io_set_eventfd(&cb, efd);
+	ck_assert_int_eq(submit1(ctx, &cb), 1);
+	ck_assert_int_eq(write(p[1], "x", 1), 1);
+	pfd.fd = efd;
+	pfd.events = POLLIN;
+	ck_assert_int_eq(poll(&pfd, 1, GUARD_S * 1000), 1);
+	ck_assert_int_eq(read(efd, &count, sizeof(count)), sizeof(count));
+	ck_assert_uint_eq(count, 1);
+	ev = wait_one(ctx);
+	check_event(&ev, &cb, 12, POLLIN);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	close(efd);
+	close(p[0]);
+	close(p[1]);
+}
+END_TEST
+
+/* A thread asleep in io_getevents wakes when the poll fires. */
+struct sleeper {
+	io_context_t ctx;
+	_Atomic long tid;
+	int ret;
+	struct io_event ev;
+	int use_pget;
+};
+
+static void *sleeper_main(void *arg)
+{
+	struct sleeper *s = arg;
+	struct timespec ts = { GUARD_S, 0 };
+	sigset_t mask;
+
+	s->tid = syscall(SYS_gettid);
+	sigemptyset(&mask);
+	if (s->use_pget)
+		s->ret = io_pgetevents(s->ctx, 1, 1, &s->ev, &ts, &mask);
+	else
+		s->ret = io_getevents(s->ctx, 1, 1, &s->ev, &ts);
+	return NULL;
+}
+
+/* Wait (bounded) until thread tid sleeps in the kernel. */
+static void wait_until_sleeping(long tid)
+{
+	char path[64], buf[256];
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", tid);
+	for (i = 0; i < GUARD_S * 100; i++) {
+		FILE *f = fopen(path, "r");
+		char *p = NULL;
+
+		if (f) {
+			if (fgets(buf, sizeof(buf), f))
+				p = strrchr(buf, ')');
+			fclose(f);
+		}
+		if (p && p[1] == ' ' && p[2] == 'S')
+			return;
+		usleep(10000);
+	}
+	ck_abort_msg("thread never went to sleep");
+}
+
+static void blocked_thread_wakes(int use_pget)
+{
+	struct sleeper s;
+	struct iocb cb;
+	pthread_t t;
+	int p[2];
+
+	memset(&s, 0, sizeof(s));
+	s.ctx = new_ctx(8);
+	s.use_pget = use_pget;
+	ck_assert_int_eq(pipe(p), 0);
+	prep_poll(&cb, p[0], POLLIN, 13);
+	ck_assert_int_eq(submit1(s.ctx, &cb), 1);
+	ck_assert_int_eq(pthread_create(&t, NULL, sleeper_main, &s), 0);
+	while (!s.tid)
+		usleep(1000);
+	wait_until_sleeping(s.tid);
+	ck_assert_int_eq(write(p[1], "x", 1), 1);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_int_eq(s.ret, 1);
+	check_event(&s.ev, &cb, 13, POLLIN);
+	ck_assert_int_eq(io_destroy(s.ctx), 0);
+	close(p[0]);
+	close(p[1]);
+}
+
+START_TEST(blocked_getevents_is_woken)
+{
+	blocked_thread_wakes(0);
+}
+END_TEST
+
+START_TEST(blocked_pgetevents_is_woken)
+{
+	blocked_thread_wakes(1);
+}
+END_TEST
+
+START_TEST(pty_works_everywhere)
+{
+	io_context_t ctx = new_ctx(8);
+	struct iocb in, out;
+	struct io_event ev;
+	struct termios tio;
+	int m = posix_openpt(O_RDWR | O_NOCTTY), s;
+
+	ck_assert_int_ge(m, 0);
+	ck_assert_int_eq(grantpt(m), 0);
+	ck_assert_int_eq(unlockpt(m), 0);
+	s = open(ptsname(m), O_RDWR | O_NOCTTY);
+	ck_assert_int_ge(s, 0);
+	ck_assert_int_eq(tcgetattr(s, &tio), 0);
+	cfmakeraw(&tio);
+	ck_assert_int_eq(tcsetattr(s, TCSANOW, &tio), 0);
+
+	/* Not readable yet: the kernel refuses this one natively. */
+	prep_poll(&in, m, POLLIN, 14);
+	ck_assert_int_eq(submit1(ctx, &in), 1);
+	expect_none(ctx);
+	ck_assert_int_eq(write(s, "x", 1), 1);
+	ev = wait_one(ctx);
+	check_event(&ev, &in, 14, POLLIN);
+	/* Writable. */
+	prep_poll(&out, s, POLLOUT, 15);
+	ck_assert_int_eq(submit1(ctx, &out), 1);
+	ev = wait_one(ctx);
+	check_event(&ev, &out, 15, POLLOUT);
+	/* Cancel works on an emulated pty poll too. */
+	prep_poll(&in, s, POLLIN, 16);
+	ck_assert_int_eq(submit1(ctx, &in), 1);
+	ck_assert_int_eq(io_cancel(ctx, &in, &ev), -EINPROGRESS);
+	ev = wait_one(ctx);
+	ck_assert_ptr_eq(ev.obj, &in);
+	ck_assert_uint_eq(ev.res, 0);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	close(s);
+	close(m);
+}
+END_TEST
+
+static int cb_calls;
+static long cb_res;
+static struct iocb *cb_iocb;
+
+static void poll_cb(io_context_t ctx, struct iocb *iocb, long res, long res2)
+{
+	(void)ctx;
+	ck_assert_int_eq(res2, 0);
+	cb_calls++;
+	cb_res = res;
+	cb_iocb = iocb;
+}
+
+START_TEST(queue_run_calls_back)
+{
+	io_context_t ctx = NULL;
+	struct iocb cb;
+	struct pollfd pfd;
+	uint64_t v;
+	int p[2], efd = eventfd(0, EFD_CLOEXEC);
+
+	ck_assert_int_ge(efd, 0);
+	ck_assert_int_eq(io_queue_init(8, &ctx), 0);
+	ck_assert_int_eq(pipe(p), 0);
+	io_prep_poll(&cb, p[0], POLLIN);
+	io_set_callback(&cb, poll_cb);
+	io_set_eventfd(&cb, efd);
+	ck_assert_int_eq(submit1(ctx, &cb), 1);
+	ck_assert_int_eq(io_queue_run(ctx), 0);
+	ck_assert_int_eq(cb_calls, 0);
+	ck_assert_int_eq(write(p[1], "x", 1), 1);
+	/* The eventfd says the completion is in the ring. */
+	pfd.fd = efd;
+	pfd.events = POLLIN;
+	ck_assert_int_eq(poll(&pfd, 1, GUARD_S * 1000), 1);
+	ck_assert_int_eq(read(efd, &v, sizeof(v)), sizeof(v));
+	ck_assert_int_eq(io_queue_run(ctx), 0);
+	ck_assert_int_eq(cb_calls, 1);
+	ck_assert_ptr_eq(cb_iocb, &cb);
+	ck_assert_int_ne(cb_res & POLLIN, 0);
+	ck_assert_int_eq(io_queue_release(ctx), 0);
+	close(efd);
+	close(p[0]);
+	close(p[1]);
+}
+END_TEST
+
+START_TEST(destroy_with_pending_polls)
+{
+	int round;
+
+	for (round = 0; round < 20; round++) {
+		io_context_t ctx = new_ctx(8), ctx2;
+		struct iocb cbs[3], rd, *list[3];
+		struct io_event ev;
+		unsigned char b[4];
+		int p[3][2], i, fd = test_tmpfile(16);
+
+		for (i = 0; i < 3; i++) {
+			ck_assert_int_eq(pipe(p[i]), 0);
+			prep_poll(&cbs[i], p[i][0], POLLIN, 20 + i);
+			list[i] = &cbs[i];
+		}
+		ck_assert_int_eq(io_submit(ctx, 3, list), 3);
+		/* One fires before the destroy, maybe unreaped. */
+		ck_assert_int_eq(write(p[0][1], "x", 1), 1);
+		ck_assert_int_eq(io_destroy(ctx), 0);
+		for (i = 1; i < 3; i++)
+			ck_assert_int_eq(write(p[i][1], "x", 1), 1);
+		/* A new context, perhaps at the same address, sees only
+		 * its own completions. */
+		ctx2 = new_ctx(8);
+		io_prep_pread(&rd, fd, b, sizeof(b), 0);
+		rd.data = (void *)99;
+		ck_assert_int_eq(submit1(ctx2, &rd), 1);
+		ev = wait_one(ctx2);
+		ck_assert_ptr_eq(ev.obj, &rd);
+		ck_assert_ptr_eq(ev.data, (void *)99);
+		if (round == 0)
+			expect_none(ctx2);
+		ck_assert_int_eq(io_destroy(ctx2), 0);
+		for (i = 0; i < 3; i++) {
+			close(p[i][0]);
+			close(p[i][1]);
+		}
+		close(fd);
+	}
+}
+END_TEST
+
+/* Arming more polls than the ring holds: the kernel refuses with EAGAIN;
+ * the emulation accepts and delivers once the ring has room. */
+START_TEST(full_ring)
+{
+	io_context_t ctx = new_ctx(1);
+	int fd = test_tmpfile(16), efd = eventfd(0, EFD_CLOEXEC), n = 0, r;
+	static struct iocb rds[4096];
+	struct iocb pl, *p;
+	struct io_event ev;
+	unsigned char b;
+
+	ck_assert_int_ge(efd, 0);
+	do {
+		ck_assert_int_lt(n, 4096);
+		io_prep_pread(&rds[n], fd, &b, 1, 0);
+		p = &rds[n];
+		r = io_submit(ctx, 1, &p);
+		if (r == 1)
+			n++;
+	} while (r == 1);
+	ck_assert_int_eq(r, -EAGAIN);
+	prep_poll(&pl, efd, POLLOUT, 30);
+	r = submit1(ctx, &pl);
+	if (!poll_emulated()) {
+		ck_assert_int_eq(r, -EAGAIN);
+		ck_assert_int_eq(io_destroy(ctx), 0);
+		close(fd);
+		close(efd);
+		return;
+	}
+	ck_assert_int_eq(r, 1);
+	/* Make room: the doorbell gets in, the poll's event appears. */
+	while (n > 0) {
+		ev = wait_one(ctx);
+		if (ev.obj == &pl) {
+			check_event(&ev, &pl, 30, POLLOUT);
+			n = -1;
+			break;
+		}
+		n--;
+	}
+	if (n == 0) {
+		ev = wait_one(ctx);
+		check_event(&ev, &pl, 30, POLLOUT);
+	}
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	close(fd);
+	close(efd);
+}
+END_TEST
+
+START_TEST(fork_child_starts_afresh)
+{
+	io_context_t ctx = new_ctx(8);
+	struct iocb cb;
+	struct io_event ev;
+	pid_t pid;
+	int p[2], st;
+
+	ck_assert_int_eq(pipe(p), 0);
+	prep_poll(&cb, p[0], POLLIN, 40);
+	ck_assert_int_eq(submit1(ctx, &cb), 1);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		/* Own context, own poll: works in the child too. */
+		io_context_t c2 = NULL;
+		struct iocb c;
+		struct io_event e;
+		struct timespec ts = { GUARD_S, 0 };
+		int q[2];
+
+		if (io_setup(8, &c2) != 0 || pipe(q) != 0)
+			_exit(2);
+		io_prep_poll(&c, q[0], POLLIN);
+		c.data = (void *)41;
+		if (io_submit(c2, 1, (struct iocb *[]){ &c }) != 1)
+			_exit(3);
+		if (write(q[1], "y", 1) != 1)
+			_exit(4);
+		if (io_getevents(c2, 1, 1, &e, &ts) != 1 || e.obj != &c ||
+		    e.data != (void *)41 || !(e.res & POLLIN))
+			_exit(5);
+		_exit(io_destroy(c2) == 0 ? 0 : 6);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_eq(WEXITSTATUS(st), 0);
+	/* The parent's poll is untouched by the child. */
+	ck_assert_int_eq(write(p[1], "x", 1), 1);
+	ev = wait_one(ctx);
+	check_event(&ev, &cb, 40, POLLIN);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	close(p[0]);
+	close(p[1]);
+}
+END_TEST
+
+/* The library never changes errno. */
+START_TEST(errno_is_kept)
+{
+	io_context_t ctx = new_ctx(8);
+	struct iocb cb, *p = &cb;
+	struct io_event ev;
+	int fds[2];
+
+	ck_assert_int_eq(pipe(fds), 0);
+	prep_poll(&cb, fds[0], POLLIN, 50);
+	ck_assert_errno_kept(io_submit(ctx, 1, &p));
+	ck_assert_errno_kept(io_cancel(ctx, &cb, &ev));
+	ev = wait_one(ctx);
+	ck_assert_ptr_eq(ev.obj, &cb);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	close(fds[0]);
+	close(fds[1]);
+}
+END_TEST
+
+Suite *test_suite(void)
+{
+	Suite *s = suite_create("poll");
+	TCase *t = tcase_create("poll");
+
+	tcase_set_timeout(t, 120);
+	tcase_add_test(t, features_match_the_mode);
+	tcase_add_test(t, pipe_becomes_readable);
+	tcase_add_test(t, socketpair_in_and_out);
+	tcase_add_test(t, eventfd_in_and_out);
+	tcase_add_test(t, pipe_write_end_pollout_and_hup);
+	tcase_add_test(t, one_shot_until_resubmitted);
+	tcase_add_test(t, cancel_pending_poll);
+	tcase_add_test(t, cancel_races_readiness);
+	tcase_add_test(t, many_polls_in_one_submit);
+	tcase_add_test(t, mixed_read_and_poll_batches);
+	tcase_add_test(t, bad_and_malformed_polls);
+	tcase_add_test(t, resfd_is_signalled);
+	tcase_add_test(t, blocked_getevents_is_woken);
+	tcase_add_test(t, blocked_pgetevents_is_woken);
+	tcase_add_test(t, pty_works_everywhere);
+	tcase_add_test(t, queue_run_calls_back);
+	tcase_add_test(t, destroy_with_pending_polls);
+	tcase_add_test(t, full_ring);
+	tcase_add_test(t, fork_child_starts_afresh);
+	tcase_add_test(t, errno_is_kept);
+	suite_add_tcase(s, t);
+	return s;
+}

@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * aio-bench: is AIO poll with ring reaping worth it on this machine?
+ *
+ * Prints the library and kernel versions and the feature probe, then
+ * measures three workloads side by side in one process (our library, the
+ * stock libaio.so.1 loaded with dlmopen, epoll and io_uring) and prints a
+ * table per workload, or one JSON object, or CSV.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench-util.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"Usage: aio-bench [OPTION]...\n"
+"Report the AIO features of this kernel and library, then measure reaping,\n"
+"an echo event loop and file reads with our libaio, the stock libaio.so.1,\n"
+"epoll and io_uring, side by side in one run.\n"
+"\n"
+"  -w, --workloads=LIST  workloads to run: reap,loop,file (default: all)\n"
+"  -t, --time=SECONDS    time per measured cell (default 0.1)\n"
+"  -r, --reps=N          interleaved repetitions per cell (default 5)\n"
+"  -b, --batches=LIST    reap batch sizes (default 1,16,256)\n"
+"  -k, --conns=LIST      loop: socket pairs K (default 1,64,1024)\n"
+"  -p, --procs=LIST      loop: 1 = one process, 2 = peers in a second\n"
+"                        process on another CPU; 1,2 = both (default 1)\n"
+"  -c, --cpu=CPU[,CPU]   pin the benchmark to CPU; the second CPU is for\n"
+"                        the peer process of --procs 2\n"
+"  -d, --depths=LIST     file: queue depths (default 1,32,128)\n"
+"  -f, --file=PATH       file: read PATH (created with --file-size MiB and\n"
+"                        removed afterwards if it does not exist); default:\n"
+"                        a temporary file in /dev/shm\n"
+"      --file-size=MIB   size of a file the tool creates (default 256)\n"
+"      --direct=WHEN     file: O_DIRECT auto (where supported, not on\n"
+"                        tmpfs), on or off (default auto)\n"
+"      --series=LIST     run only these series (names as in the tables)\n"
+"      --stock=PATH      the stock libaio.so.1 (default %s);\n"
+"                        'none' skips it\n"
+"      --json            print one JSON object instead of tables\n"
+"      --csv             print CSV rows (with a header) instead of tables\n"
+"      --progress        show a progress line on stderr even if it is\n"
+"                        not a terminal\n"
+"  -h, --help            show this help and exit\n"
+"  -V, --version         show the version and exit\n"
+"\n"
+"Exit status: 0 on success, 1 if a benchmark could not run, 2 on a usage\n"
+"error.\n",
+		*STOCK_LIBAIO ? STOCK_LIBAIO : "none configured");
+}
+
+static _Noreturn void usage_error(const char *fmt, const char *arg)
+{
+	fputs("aio-bench: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs("\nTry 'aio-bench --help' for more information.\n", stderr);
+	exit(2);
+}
+
+static int parse_list(const char *s, long *out, int max, long lo, long hi)
+{
+	char *end;
+	int n = 0;
+	long v;
+
+	for (;;) {
+		errno = 0;
+		v = strtol(s, &end, 10);
+		if (end == s || errno || v < lo || v > hi || n == max)
+			return -1;
+		out[n++] = v;
+		if (*end == 0)
+			return n;
+		if (*end != ',')
+			return -1;
+		s = end + 1;
+	}
+}
+
+static int parse_workloads(const char *s)
+{
+	int w = 0;
+
+	while (*s) {
+		size_t n = strcspn(s, ",");
+
+		if (n == 4 && !strncmp(s, "reap", 4))
+			w |= WL_REAP;
+		else if (n == 4 && !strncmp(s, "loop", 4))
+			w |= WL_LOOP;
+		else if (n == 4 && !strncmp(s, "file", 4))
+			w |= WL_FILE;
+		else if (n == 3 && !strncmp(s, "all", 3))
+			w |= WL_REAP | WL_LOOP | WL_FILE;
+		else
+			return -1;
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	return w;
+}
+
+enum { O_JSON = 256, O_CSV, O_STOCK, O_PROGRESS, O_FILESIZE, O_DIRECT_,
+       O_SERIES };
+
+static const struct option longopts[] = {
+	{ "workloads", required_argument, NULL, 'w' },
+	{ "time", required_argument, NULL, 't' },
+	{ "reps", required_argument, NULL, 'r' },
+	{ "batches", required_argument, NULL, 'b' },
+	{ "conns", required_argument, NULL, 'k' },
+	{ "procs", required_argument, NULL, 'p' },
+	{ "cpu", required_argument, NULL, 'c' },
+	{ "depths", required_argument, NULL, 'd' },
+	{ "file", required_argument, NULL, 'f' },
+	{ "file-size", required_argument, NULL, O_FILESIZE },
+	{ "direct", required_argument, NULL, O_DIRECT_ },
+	{ "stock", required_argument, NULL, O_STOCK },
+	{ "series", required_argument, NULL, O_SERIES },
+	{ "json", no_argument, NULL, O_JSON },
+	{ "csv", no_argument, NULL, O_CSV },
+	{ "progress", no_argument, NULL, O_PROGRESS },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static void parse_args(int argc, char **argv)
+{
+	long tmp[MAX_LIST];
+	char *end;
+	int c, i, n;
+
+	opt.cell_time = 0.1;
+	opt.reps = 5;
+	opt.workloads = WL_REAP | WL_LOOP | WL_FILE;
+	opt.batches[0] = 1, opt.batches[1] = 16, opt.batches[2] = 256;
+	opt.nbatches = 3;
+	opt.conns[0] = 1, opt.conns[1] = 64, opt.conns[2] = 1024;
+	opt.nconns = 3;
+	opt.depths[0] = 1, opt.depths[1] = 32, opt.depths[2] = 128;
+	opt.ndepths = 3;
+	opt.procs[0] = 1;
+	opt.nprocs = 1;
+	opt.file_mib = 256;
+	opt.direct = -1;
+	opt.stock = STOCK_LIBAIO;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":w:t:r:b:k:p:c:d:f:hV", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			opt.workloads = parse_workloads(optarg);
+			if (opt.workloads <= 0)
+				usage_error("bad --workloads '%s' (want reap,loop,file)",
+					    optarg);
+			break;
+		case 't':
+			errno = 0;
+			opt.cell_time = strtod(optarg, &end);
+			if (end == optarg || *end || errno ||
+			    !(opt.cell_time > 0 && opt.cell_time <= 3600))
+				usage_error("bad --time '%s' (seconds, > 0)", optarg);
+			break;
+		case 'r':
+			if (parse_list(optarg, tmp, 1, 1, MAX_REPS) != 1)
+				usage_error("bad --reps '%s'", optarg);
+			opt.reps = (int)tmp[0];
+			break;
+		case 'b':
+			n = parse_list(optarg, opt.batches, MAX_LIST, 1, 3840);
+			if (n < 0)
+				usage_error("bad --batches '%s' (1..3840, dividing 3840)",
+					    optarg);
+			for (i = 0; i < n; i++)
+				if (3840 % opt.batches[i])
+					usage_error("bad --batches '%s' (1..3840, "
+						    "dividing 3840)", optarg);
+			opt.nbatches = n;
+			break;
+		case 'k':
+			n = parse_list(optarg, opt.conns, MAX_LIST, 1, 65536);
+			if (n < 0)
+				usage_error("bad --conns '%s'", optarg);
+			opt.nconns = n;
+			break;
+		case 'p':
+			n = parse_list(optarg, tmp, 2, 1, 2);
+			if (n < 0 || (n == 2 && tmp[0] == tmp[1]))
+				usage_error("bad --procs '%s' (1, 2 or 1,2)", optarg);
+			for (i = 0; i < n; i++)
+				opt.procs[i] = (int)tmp[i];
+			opt.nprocs = n;
+			break;
+		case 'c':
+			n = parse_list(optarg, tmp, 2, 0, CPU_SETSIZE - 1);
+			if (n < 0)
+				usage_error("bad --cpu '%s'", optarg);
+			for (i = 0; i < n; i++)
+				opt.cpus[i] = (int)tmp[i];
+			opt.ncpus = n;
+			break;
+		case 'd':
+			n = parse_list(optarg, opt.depths, MAX_LIST, 1, 4096);
+			if (n < 0)
+				usage_error("bad --depths '%s' (1..4096)", optarg);
+			opt.ndepths = n;
+			break;
+		case 'f':
+			if (!*optarg)
+				usage_error("bad --file '%s'", optarg);
+			opt.file = optarg;
+			break;
+		case O_FILESIZE:
+			if (parse_list(optarg, tmp, 1, 1, 1 << 20) != 1)
+				usage_error("bad --file-size '%s' (MiB)", optarg);
+			opt.file_mib = tmp[0];
+			break;
+		case O_DIRECT_:
+			if (!strcmp(optarg, "auto"))
+				opt.direct = -1;
+			else if (!strcmp(optarg, "on"))
+				opt.direct = 1;
+			else if (!strcmp(optarg, "off"))
+				opt.direct = 0;
+			else
+				usage_error("bad --direct '%s' (auto, on or off)",
+					    optarg);
+			break;
+		case O_SERIES:
+			if (!*optarg)
+				usage_error("bad --series '%s'", optarg);
+			opt.series = optarg;
+			break;
+		case O_STOCK:
+			opt.stock = strcmp(optarg, "none") ? optarg : "";
+			break;
+		case O_JSON:
+			opt.json = 1;
+			break;
+		case O_CSV:
+			opt.csv = 1;
+			break;
+		case O_PROGRESS:
+			opt.progress = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("aio-bench (libaio) %s\n", PACKAGE_VERSION);
+			exit(0);
+		case ':':
+			usage_error("option '%s' needs an argument",
+				    argv[optind - 1]);
+		default:
+			usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (opt.json && opt.csv)
+		usage_error("%s", "--json and --csv exclude each other");
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static double ratio_of(const char *wl, const char *a, const char *b,
+		       const char *param)
+{
+	const struct row *ra = row_find(wl, a, param);
+	const struct row *rb = row_find(wl, b, param);
+
+	if (!ra || !rb || !ra->n || !rb->n || !(ra->median > 0) ||
+	    !(rb->median > 0))
+		return NAN;
+	return ra->lower_better ? rb->median / ra->median :
+				  ra->median / rb->median;
+}
+
+static int has(const long *list, int n, long v)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (list[i] == v)
+			return 1;
+	return 0;
+}
+
+/* The project's targets (issues 3 and 5), shown beside the numbers. */
+static void targets(void)
+{
+	static const struct { long batch; double want; } rt[] = {
+		{ 1, 10.0 }, { 16, 6.0 }, { 256, 1.8 },
+	};
+	char what[120], param[24];
+	size_t i;
+	int p;
+
+	if (opt.workloads & WL_REAP) {
+		for (i = 0; i < sizeof(rt) / sizeof(rt[0]); i++) {
+			if (!has(opt.batches, opt.nbatches, rt[i].batch))
+				continue;
+			snprintf(param, sizeof(param), "batch=%ld", rt[i].batch);
+			snprintf(what, sizeof(what),
+				 "ours-ring cheaper than stock-libaio, %s", param);
+			report_target("reap", what,
+				      ratio_of("reap", "ours-ring", "stock-libaio",
+					       param), rt[i].want);
+		}
+#ifdef HAVE_LIBURING
+		for (i = 1; i < sizeof(rt) / sizeof(rt[0]); i++) {
+			if (!has(opt.batches, opt.nbatches, rt[i].batch))
+				continue;
+			snprintf(param, sizeof(param), "batch=%ld", rt[i].batch);
+			snprintf(what, sizeof(what),
+				 "ours-ring cheaper than io_uring-cq, %s", param);
+			report_target("reap", what,
+				      ratio_of("reap", "ours-ring", "io_uring-cq",
+					       param), 1.0);
+		}
+#endif
+	}
+	if (opt.workloads & WL_LOOP) {
+		for (p = 0; p < opt.nprocs; p++) {
+			static const long ks[] = { 1, 64 };
+
+			snprintf(param, sizeof(param), "K=1 %dp", opt.procs[p]);
+			if (has(opt.conns, opt.nconns, 1) && stock_loaded) {
+				snprintf(what, sizeof(what),
+					 "aio-poll-ours faster than aio-poll-stock, %s",
+					 param);
+				report_target("loop", what,
+					      ratio_of("loop", "aio-poll-ours",
+						       "aio-poll-stock", param),
+					      1.10);
+			}
+			for (i = 0; i < 2; i++) {
+				if (!has(opt.conns, opt.nconns, ks[i]))
+					continue;
+				snprintf(param, sizeof(param), "K=%ld %dp", ks[i],
+					 opt.procs[p]);
+				snprintf(what, sizeof(what),
+					 "aio-poll-ours even with epoll-oneshot, %s",
+					 param);
+				report_target("loop", what,
+					      ratio_of("loop", "aio-poll-ours",
+						       "epoll-oneshot", param),
+					      1.0);
+			}
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa;
+	int ret;
+
+	parse_args(argc, argv);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (opt.ncpus > 0 && (ret = pin_cpu(opt.cpus[0])) < 0) {
+		fprintf(stderr, "aio-bench: cannot pin to CPU %d: %s\n",
+			opt.cpus[0], strerror(-ret));
+		return 2;
+	}
+	if (opt.stock && *opt.stock)
+		stock_load(opt.stock);
+	else
+		snprintf(stock_error, sizeof(stock_error), "skipped (--stock none)");
+
+	report_header();
+	if (opt.workloads & WL_REAP)
+		bench_reap();
+	if (opt.workloads & WL_LOOP && !interrupted)
+		bench_loop();
+	if (opt.workloads & WL_FILE && !interrupted)
+		bench_file();
+	file_cleanup();
+	report_finish();
+	targets();
+	report_print();
+	if (interrupted) {
+		fprintf(stderr, "aio-bench: interrupted; partial results\n");
+		return 130;
+	}
+	return run_failed ? 1 : 0;
+}

@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * reap: the cost of taking already-completed events, per event.
+ *
+ * A fill step (not timed) puts FILL ready completions in the ring: poll
+ * requests for POLLOUT on an eventfd, which is always writable, so each
+ * completes inside io_submit.  The timed step reaps them in calls of
+ * `batch` events (min_nr = nr = batch, zero timeout) until the ring is
+ * empty.  One clock pair per FILL events, nothing subtracted.
+ */
+#include "config.h"
+
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#ifdef HAVE_LIBURING
+# include <liburing.h>
+#endif
+
+#include "bench-util.h"
+
+#define FILL	3840	/* a multiple of 1, 16, 256 and 3840 */
+#define CHUNK	256
+#define CTX_NR	4096
+
+static const char *const WL = "reap";
+static const char *const BASE = "stock-libaio";
+
+enum { S_FLOOR, S_OURS, S_SYS, S_STOCK, S_URING, S_COUNT };
+static const char *const names[S_COUNT] = {
+	"copy-floor", "ours-ring", "ours-syscall", "stock-libaio", "io_uring-cq",
+};
+
+struct aio_side {
+	const struct aio_ops *ops;
+	io_context_t ctx;
+	int ok;
+	char why[96];
+};
+
+static struct io_event evbuf[FILL];
+static struct io_event srcbuf[FILL];
+static struct iocb cbs[CHUNK];
+static struct iocb *cbp[CHUNK];
+static int efd = -1;
+
+static int aio_open(struct aio_side *s, const struct aio_ops *ops)
+{
+	int ret;
+
+	s->ops = ops;
+	s->ctx = NULL;
+	ret = ops->setup(CTX_NR, &s->ctx);
+	if (ret < 0) {
+		snprintf(s->why, sizeof(s->why), "io_setup: %s", strerror(-ret));
+		return -1;
+	}
+	s->ok = 1;
+	return 0;
+}
+
+static int aio_fill(struct aio_side *s)
+{
+	int done = 0, ret;
+
+	while (done < FILL) {
+		ret = s->ops->submit(s->ctx, CHUNK, cbp);
+		if (ret != CHUNK) {
+			snprintf(s->why, sizeof(s->why), "io_submit: %s",
+				 ret < 0 ? strerror(-ret) : "short");
+			return -1;
+		}
+		done += ret;
+	}
+	return 0;
+}
+
+/* Returns ns per event for this cell, or a negative value on failure. */
+static double aio_cell(struct aio_side *s, long batch)
+{
+	static const struct timespec zero = { 0, 0 };
+	uint64_t spent = 0, events = 0, t0, t1, budget, start;
+	long i, got;
+
+	budget = (uint64_t)(opt.cell_time * 1e9);
+	start = now_ns();
+	do {
+		if (aio_fill(s))
+			return -1;
+		t0 = now_ns();
+		for (i = 0; i < FILL; i += batch) {
+			got = s->ops->getevents(s->ctx, batch, batch, evbuf + i,
+						(struct timespec *)&zero);
+			if (got != batch) {
+				snprintf(s->why, sizeof(s->why),
+					 "io_getevents returned %ld, want %ld",
+					 got, batch);
+				return -1;
+			}
+		}
+		t1 = now_ns();
+		spent += t1 - t0;
+		events += FILL;
+	} while (t1 - start < budget && !interrupted);
+	return (double)spent / (double)events;
+}
+
+static double floor_cell(long batch)
+{
+	uint64_t spent = 0, events = 0, t0, t1, budget;
+	long i;
+
+	budget = (uint64_t)(opt.cell_time * 1e9);
+	do {
+		t0 = now_ns();
+		for (i = 0; i < FILL; i += batch) {
+			memcpy(evbuf + i, srcbuf + i, batch * sizeof(srcbuf[0]));
+			__asm__ volatile("" : : "r"(evbuf) : "memory");
+		}
+		t1 = now_ns();
+		spent += t1 - t0;
+		events += FILL;
+	} while (spent < budget && !interrupted);
+	return (double)spent / (double)events;
+}
+
+#ifdef HAVE_LIBURING
+struct cq_copy {
+	uint64_t data;
+	int32_t res;
+	uint32_t flags;
+};
+static struct cq_copy cqbuf[FILL];
+static struct io_uring ring;
+static int ring_ok;
+static char ring_why[96];
+
+static int uring_fill(void)
+{
+	struct io_uring_sqe *sqe;
+	int i, ret;
+
+	for (i = 0; i < FILL; i++) {
+		sqe = io_uring_get_sqe(&ring);
+		if (!sqe)
+			return -1;
+		io_uring_prep_nop(sqe);
+		sqe->user_data = (uint64_t)i;
+	}
+	ret = io_uring_submit(&ring);
+	if (ret != FILL) {
+		snprintf(ring_why, sizeof(ring_why), "io_uring_submit: %d", ret);
+		return -1;
+	}
+	return 0;
+}
+
+/* Take batch CQEs at a time, copy them out, advance the head. */
+static double uring_cell(long batch)
+{
+	struct io_uring_cqe *cqes[256];
+	uint64_t spent = 0, events = 0, t0, t1, budget, start;
+	long i, k;
+	unsigned got;
+
+	budget = (uint64_t)(opt.cell_time * 1e9);
+	start = now_ns();
+	do {
+		if (uring_fill())
+			return -1;
+		t0 = now_ns();
+		for (i = 0; i < FILL; i += batch) {
+			got = io_uring_peek_batch_cqe(&ring, cqes, batch);
+			if (got != (unsigned)batch) {
+				snprintf(ring_why, sizeof(ring_why),
+					 "peek_batch_cqe returned %u", got);
+				return -1;
+			}
+			for (k = 0; k < batch; k++) {
+				cqbuf[i + k].data = cqes[k]->user_data;
+				cqbuf[i + k].res = cqes[k]->res;
+				cqbuf[i + k].flags = cqes[k]->flags;
+			}
+			io_uring_cq_advance(&ring, got);
+		}
+		t1 = now_ns();
+		spent += t1 - t0;
+		events += FILL;
+	} while (t1 - start < budget && !interrupted);
+	return (double)spent / (double)events;
+}
+#endif
+
+void bench_reap(void)
+{
+	struct aio_side side[S_COUNT];
+	char param[24];
+	int s, b, rep, done = 0, total;
+	double v;
+
+	memset(side, 0, sizeof(side));
+	efd = eventfd(0, EFD_CLOEXEC);
+	if (efd < 0)
+		die("eventfd: %m");
+	for (s = 0; s < CHUNK; s++) {
+		io_prep_poll(&cbs[s], efd, POLLOUT);
+		cbs[s].data = &cbs[s];
+		cbp[s] = &cbs[s];
+	}
+	for (s = 0; s < FILL; s++) {
+		srcbuf[s].data = &cbs[s % CHUNK];
+		srcbuf[s].obj = &cbs[s % CHUNK];
+		srcbuf[s].res = POLLOUT;
+	}
+
+	aio_open(&side[S_OURS], &ops_ours);
+	aio_open(&side[S_SYS], &ops_sys);
+	if (stock_loaded)
+		aio_open(&side[S_STOCK], &ops_stock);
+	else
+		snprintf(side[S_STOCK].why, sizeof(side[S_STOCK].why),
+			 "not loaded: %.80s", stock_error);
+#ifdef HAVE_LIBURING
+	{
+		struct io_uring_params p;
+		int ret;
+
+		memset(&p, 0, sizeof(p));
+		p.flags = IORING_SETUP_CQSIZE;
+		p.cq_entries = 2 * CTX_NR;
+		ret = io_uring_queue_init_params(CTX_NR, &ring, &p);
+		if (ret < 0)
+			snprintf(ring_why, sizeof(ring_why),
+				 "io_uring_queue_init: %s", strerror(-ret));
+		else
+			ring_ok = 1;
+	}
+#endif
+
+	/* Rows in display order, with their notes. */
+	for (s = 0; s < S_COUNT; s++) {
+		if (!series_on(names[s]))
+			continue;
+		for (b = 0; b < opt.nbatches; b++) {
+			struct row *r;
+
+			snprintf(param, sizeof(param), "batch=%ld", opt.batches[b]);
+			r = row_get(WL, names[s], param, "ns/event", 1, BASE, NULL);
+			if (s == S_FLOOR)
+				row_note(r, "memcpy of 32-byte events, warm");
+			else if (s == S_OURS && side[s].ok)
+				row_note(r, io_reaper_active(side[s].ctx) ?
+						    "io_getevents, reaper active" :
+						    "io_getevents, REAPER OFF");
+			else if (s == S_SYS && side[s].ok)
+				row_note(r, "raw io_setup ctx: kernel reaps");
+			else if (s == S_STOCK && side[s].ok)
+				row_note(r, "dlmopen, same process");
+		}
+	}
+
+	total = opt.reps * S_COUNT * opt.nbatches;
+	for (rep = 0; rep < opt.reps && !interrupted; rep++) {
+		for (s = 0; s < S_COUNT; s++) {
+			if (!series_on(names[s]))
+				continue;
+			for (b = 0; b < opt.nbatches; b++) {
+				long batch = opt.batches[b];
+				struct row *r;
+
+				progress(WL, ++done, total);
+				snprintf(param, sizeof(param), "batch=%ld", batch);
+				r = row_get(WL, names[s], param, "ns/event", 1,
+					    BASE, NULL);
+				if (s == S_FLOOR) {
+					v = floor_cell(batch);
+				} else if (s == S_URING) {
+#ifdef HAVE_LIBURING
+					if (!ring_ok) {
+						row_note(r, ring_why);
+						continue;
+					}
+					v = uring_cell(batch);
+					if (v < 0) {
+						ring_ok = 0;
+						row_note(r, ring_why);
+						continue;
+					}
+#else
+					row_note(r, "not built with liburing");
+					continue;
+#endif
+				} else {
+					if (!side[s].ok) {
+						row_note(r, side[s].why);
+						continue;
+					}
+					v = aio_cell(&side[s], batch);
+					if (v < 0) {
+						side[s].ok = 0;
+						row_note(r, side[s].why);
+						continue;
+					}
+				}
+				row_add(r, v);
+			}
+		}
+	}
+	progress_end();
+
+	for (s = S_OURS; s <= S_STOCK; s++)
+		if (side[s].ctx)
+			side[s].ops->destroy(side[s].ctx);
+#ifdef HAVE_LIBURING
+	if (ring_ok)
+		io_uring_queue_exit(&ring);
+#endif
+	close(efd);
+	report_line(WL, "ours-syscall: a context made with a raw io_setup system "
+			"call, unknown to our registry, so io_getevents asks the kernel.");
+}

@@ -1,0 +1,649 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * aio-bench: library back ends, result rows and the three output formats.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "bench-util.h"
+
+struct options opt;
+volatile int interrupted;
+int run_failed;
+
+/* ---- back ends ---------------------------------------------------------- */
+
+static int ours_getevents(io_context_t ctx, long min_nr, long nr,
+			  struct io_event *ev, struct timespec *ts)
+{
+	return io_getevents(ctx, min_nr, nr, ev, ts);
+}
+
+const struct aio_ops ops_ours = {
+	"ours", io_setup, io_destroy, io_submit, ours_getevents,
+};
+
+/* A context made behind the library's back: the registry does not know
+ * it, so our io_getevents hands every reap to the kernel. */
+static int raw_setup(int nr, io_context_t *ctx)
+{
+	*ctx = NULL;
+	return syscall(SYS_io_setup, nr, ctx) < 0 ? -errno : 0;
+}
+
+static int raw_destroy(io_context_t ctx)
+{
+	return syscall(SYS_io_destroy, ctx) < 0 ? -errno : 0;
+}
+
+const struct aio_ops ops_sys = {
+	"ours-syscall", raw_setup, raw_destroy, io_submit, ours_getevents,
+};
+
+struct aio_ops ops_stock = { "stock", NULL, NULL, NULL, NULL };
+int stock_loaded;
+char stock_error[256] = "not loaded";
+
+/*
+ * The stock library goes into a namespace of its own, so its io_setup and
+ * ours coexist in one process without one interposing on the other.
+ */
+int stock_load(const char *path)
+{
+	void *h;
+
+	if (!path || !*path) {
+		snprintf(stock_error, sizeof(stock_error),
+			 "no stock libaio configured (--stock PATH)");
+		return -1;
+	}
+	h = dlmopen(LM_ID_NEWLM, path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(stock_error, sizeof(stock_error), "%s", dlerror());
+		return -1;
+	}
+	*(void **)&ops_stock.setup = dlsym(h, "io_setup");
+	*(void **)&ops_stock.destroy = dlsym(h, "io_destroy");
+	*(void **)&ops_stock.submit = dlsym(h, "io_submit");
+	*(void **)&ops_stock.getevents = dlsym(h, "io_getevents");
+	if (!ops_stock.setup || !ops_stock.destroy || !ops_stock.submit ||
+	    !ops_stock.getevents) {
+		snprintf(stock_error, sizeof(stock_error),
+			 "%s lacks an io_* symbol", path);
+		return -1;
+	}
+	stock_loaded = 1;
+	return 0;
+}
+
+/* ---- messages ----------------------------------------------------------- */
+
+static int progress_on = -1;
+static int progress_dirty;
+
+void progress(const char *workload, int done, int total)
+{
+	if (progress_on < 0)
+		progress_on = opt.progress || isatty(2);
+	if (!progress_on)
+		return;
+	fprintf(stderr, "\raio-bench: %s %d/%d ", workload, done, total);
+	progress_dirty = 1;
+}
+
+void progress_end(void)
+{
+	if (progress_dirty) {
+		fprintf(stderr, "\r%40s\r", "");
+		progress_dirty = 0;
+	}
+}
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	progress_end();
+	fputs("aio-bench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	file_cleanup();
+	exit(1);
+}
+
+void warnx_(const char *fmt, ...)
+{
+	va_list ap;
+
+	progress_end();
+	fputs("aio-bench: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int series_on(const char *name)
+{
+	const char *s = opt.series;
+	size_t len = strlen(name), n;
+
+	if (!s)
+		return 1;
+	while (*s) {
+		n = strcspn(s, ",");
+		if (n == len && !strncmp(s, name, n))
+			return 1;
+		s += n;
+		if (*s == ',')
+			s++;
+	}
+	return 0;
+}
+
+int pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return 0;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
+}
+
+/* Another CPU this process may run on, or -1. */
+int other_cpu(int cpu)
+{
+	cpu_set_t set;
+	int i;
+
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -1;
+	for (i = 0; i < CPU_SETSIZE; i++)
+		if (i != cpu && CPU_ISSET(i, &set))
+			return i;
+	return -1;
+}
+
+/* ---- rows ---------------------------------------------------------------- */
+
+#define MAX_ROWS 512
+static struct row rows[MAX_ROWS];
+static int nrows;
+
+struct row *row_get(const char *workload, const char *series,
+		    const char *param, const char *unit, int lower_better,
+		    const char *baseline, const char *baseline2)
+{
+	struct row *r;
+	int i;
+
+	for (i = 0; i < nrows; i++) {
+		r = &rows[i];
+		if (!strcmp(r->workload, workload) &&
+		    !strcmp(r->series, series) && !strcmp(r->param, param))
+			return r;
+	}
+	if (nrows == MAX_ROWS)
+		die("too many result rows");
+	r = &rows[nrows++];
+	memset(r, 0, sizeof(*r));
+	r->workload = workload;
+	snprintf(r->series, sizeof(r->series), "%s", series);
+	snprintf(r->param, sizeof(r->param), "%s", param);
+	r->unit = unit;
+	r->lower_better = lower_better;
+	r->baseline = baseline;
+	r->baseline2 = baseline2;
+	r->ratio = r->ratio2 = NAN;
+	r->median = r->min = r->max = NAN;
+	return r;
+}
+
+void row_add(struct row *r, double v)
+{
+	if (r->n < MAX_REPS)
+		r->samples[r->n++] = v;
+}
+
+void row_note(struct row *r, const char *note)
+{
+	if (!r->note[0])
+		snprintf(r->note, sizeof(r->note), "%s", note);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+const struct row *row_find(const char *workload, const char *series,
+			    const char *param)
+{
+	int i;
+
+	for (i = 0; i < nrows; i++)
+		if (!strcmp(rows[i].workload, workload) &&
+		    !strcmp(rows[i].series, series) &&
+		    !strcmp(rows[i].param, param))
+			return &rows[i];
+	return NULL;
+}
+
+static double ratio_to(const struct row *r, const char *baseline)
+{
+	const struct row *b;
+
+	if (!baseline || !r->n)
+		return NAN;
+	b = row_find(r->workload, baseline, r->param);
+	if (!b || !b->n || !(b->median > 0) || !(r->median > 0))
+		return NAN;
+	return r->lower_better ? b->median / r->median : r->median / b->median;
+}
+
+void report_finish(void)
+{
+	int i;
+
+	for (i = 0; i < nrows; i++) {
+		struct row *r = &rows[i];
+		double s[MAX_REPS];
+
+		if (!r->n)
+			continue;
+		memcpy(s, r->samples, r->n * sizeof(double));
+		qsort(s, r->n, sizeof(double), cmp_double);
+		r->min = s[0];
+		r->max = s[r->n - 1];
+		r->median = r->n & 1 ? s[r->n / 2] :
+				       (s[r->n / 2 - 1] + s[r->n / 2]) / 2;
+	}
+	for (i = 0; i < nrows; i++) {
+		rows[i].ratio = ratio_to(&rows[i], rows[i].baseline);
+		rows[i].ratio2 = ratio_to(&rows[i], rows[i].baseline2);
+	}
+}
+
+int report_missing(void)
+{
+	return nrows == 0;
+}
+
+/* ---- extra lines and targets --------------------------------------------- */
+
+#define MAX_LINES 64
+static struct {
+	const char *workload;
+	char text[200];
+} lines[MAX_LINES];
+static int nlines;
+
+static struct {
+	const char *workload;
+	char what[120];
+	double measured, want;
+} targets[MAX_LINES];
+static int ntargets;
+
+void report_line(const char *workload, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (nlines == MAX_LINES)
+		return;
+	lines[nlines].workload = workload;
+	va_start(ap, fmt);
+	vsnprintf(lines[nlines].text, sizeof(lines[nlines].text), fmt, ap);
+	va_end(ap);
+	nlines++;
+}
+
+void report_target(const char *workload, const char *what, double measured,
+		   double want)
+{
+	if (ntargets == MAX_LINES)
+		return;
+	targets[ntargets].workload = workload;
+	snprintf(targets[ntargets].what, sizeof(targets[0].what), "%s", what);
+	targets[ntargets].measured = measured;
+	targets[ntargets].want = want;
+	ntargets++;
+}
+
+/* ---- header: version, kernel, features ------------------------------------ */
+
+static struct utsname uts;
+static unsigned feat;
+
+static const char *feat_state(unsigned on, unsigned disabled)
+{
+	if (feat & on)
+		return "native";
+	if (feat & disabled)
+		return "emulated (LIBAIO_DISABLE)";
+	return "emulated (kernel lacks it)";
+}
+
+static const char *ring_state(void)
+{
+	if (feat & IO_FEATURE_RING)
+		return "native";
+	if (feat & IO_FEATURE_RING_DISABLED)
+		return "emulated (LIBAIO_DISABLE)";
+	return "emulated (kernel lacks it)";
+}
+
+void report_header(void)
+{
+	uname(&uts);
+	feat = io_features();
+	if (opt.json || opt.csv)
+		return;
+	printf("aio-bench (libaio %s)\n", PACKAGE_VERSION);
+	printf("kernel:       %s %s %s\n", uts.sysname, uts.release,
+	       uts.machine);
+	printf("kernel AIO:   %s\n", feat & IO_FEATURE_AIO ? "yes" : "no");
+	printf("poll:         %s\n",
+	       feat_state(IO_FEATURE_POLL, IO_FEATURE_POLL_DISABLED));
+	printf("pgetevents:   %s\n",
+	       feat_state(IO_FEATURE_PGETEVENTS, IO_FEATURE_PGETEVENTS_DISABLED));
+	printf("ring reaper:  %s\n", ring_state());
+	printf("stock libaio: %s%s%s\n",
+	       opt.stock && *opt.stock ? opt.stock : "(none)",
+	       stock_loaded ? "" : ": ", stock_loaded ? "" : stock_error);
+#ifdef HAVE_LIBURING
+	printf("io_uring:     liburing (built in)\n");
+#else
+	printf("io_uring:     not built (configure found no liburing)\n");
+#endif
+	printf("run:          %d interleaved repetitions of %.3g s per cell\n",
+	       opt.reps, opt.cell_time);
+	fflush(stdout);
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+static const char *titles[][2] = {
+	{ "reap", "reap: ns per completion of ready events (lower is better)" },
+	{ "loop", "loop: echoed messages per second (higher is better)" },
+	{ "file", "file: random 4 KiB reads per second (higher is better)" },
+};
+
+static void fmt_value(char *buf, size_t n, const struct row *r, double v)
+{
+	if (isnan(v))
+		snprintf(buf, n, "-");
+	else if (r->lower_better)
+		snprintf(buf, n, "%.2f", v);
+	else
+		snprintf(buf, n, "%.0f", v);
+}
+
+static void fmt_ratio(char *buf, size_t n, double v)
+{
+	if (isnan(v))
+		snprintf(buf, n, "-");
+	else
+		snprintf(buf, n, "%.2fx", v);
+}
+
+static void print_table(const char *workload, const char *title)
+{
+	const char *b1 = NULL, *b2 = NULL;
+	char h1[40], h2[40];
+	int i, any = 0;
+
+	for (i = 0; i < nrows; i++) {
+		if (strcmp(rows[i].workload, workload))
+			continue;
+		any = 1;
+		if (!b1)
+			b1 = rows[i].baseline;
+		if (!b2)
+			b2 = rows[i].baseline2;
+	}
+	if (!any)
+		return;
+	snprintf(h1, sizeof(h1), "vs %s", b1 ? b1 : "-");
+	snprintf(h2, sizeof(h2), "vs %s", b2 ? b2 : "-");
+	printf("\n== %s\n", title);
+	printf("%-28s %-12s %12s %25s %11s", "series", "param", "median",
+	       "spread (min-max)", h1);
+	if (b2)
+		printf(" %11s", h2);
+	printf("  note\n");
+	for (i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i];
+		char med[32], lo[32], hi[32], sp[70], r1[24], r2[24];
+
+		if (strcmp(r->workload, workload))
+			continue;
+		fmt_value(med, sizeof(med), r, r->median);
+		fmt_value(lo, sizeof(lo), r, r->min);
+		fmt_value(hi, sizeof(hi), r, r->max);
+		if (r->n)
+			snprintf(sp, sizeof(sp), "%s-%s", lo, hi);
+		else
+			snprintf(sp, sizeof(sp), "-");
+		fmt_ratio(r1, sizeof(r1), r->ratio);
+		fmt_ratio(r2, sizeof(r2), r->ratio2);
+		printf("%-28s %-12s %12s %25s %11s", r->series, r->param, med,
+		       sp, r1);
+		if (b2)
+			printf(" %11s", r->baseline2 ? r2 : "");
+		printf("  %s\n", r->note);
+	}
+	for (i = 0; i < ntargets; i++) {
+		if (strcmp(targets[i].workload, workload))
+			continue;
+		if (isnan(targets[i].measured))
+			printf("target: %s: want >= %.2fx, not measured\n",
+			       targets[i].what, targets[i].want);
+		else
+			printf("target: %s: want >= %.2fx, measured %.2fx: %s\n",
+			       targets[i].what, targets[i].want,
+			       targets[i].measured,
+			       targets[i].measured >= targets[i].want ? "met" :
+									 "MISSED");
+	}
+	for (i = 0; i < nlines; i++)
+		if (!strcmp(lines[i].workload, workload))
+			printf("%s\n", lines[i].text);
+}
+
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			printf("\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			printf("\\u%04x", *s);
+		else
+			putchar(*s);
+	}
+	putchar('"');
+}
+
+static void json_num(double v)
+{
+	if (isnan(v) || isinf(v))
+		printf("null");
+	else
+		printf("%.6g", v);
+}
+
+static void print_json(void)
+{
+	int i, j;
+
+	printf("{\n  \"tool\": \"aio-bench\",\n  \"version\": ");
+	json_str(PACKAGE_VERSION);
+	printf(",\n  \"kernel\": ");
+	json_str(uts.release);
+	printf(",\n  \"machine\": ");
+	json_str(uts.machine);
+	printf(",\n  \"features\": {\"aio\": %s, \"poll\": ",
+	       feat & IO_FEATURE_AIO ? "true" : "false");
+	json_str(feat_state(IO_FEATURE_POLL, IO_FEATURE_POLL_DISABLED));
+	printf(", \"pgetevents\": ");
+	json_str(feat_state(IO_FEATURE_PGETEVENTS, IO_FEATURE_PGETEVENTS_DISABLED));
+	printf(", \"ring_reaper\": ");
+	json_str(ring_state());
+	printf(", \"bits\": %u},\n", feat);
+	printf("  \"stock_libaio\": ");
+	json_str(stock_loaded ? opt.stock : "");
+	printf(",\n  \"io_uring\": %s,\n",
+#ifdef HAVE_LIBURING
+	       "true"
+#else
+	       "false"
+#endif
+	);
+	printf("  \"reps\": %d,\n  \"cell_time\": ", opt.reps);
+	json_num(opt.cell_time);
+	printf(",\n  \"rows\": [");
+	for (i = 0, j = 0; i < nrows; i++) {
+		const struct row *r = &rows[i];
+
+		printf("%s\n    {\"workload\": ", j++ ? "," : "");
+		json_str(r->workload);
+		printf(", \"series\": ");
+		json_str(r->series);
+		printf(", \"param\": ");
+		json_str(r->param);
+		printf(", \"unit\": ");
+		json_str(r->unit);
+		printf(", \"median\": ");
+		json_num(r->median);
+		printf(", \"min\": ");
+		json_num(r->min);
+		printf(", \"max\": ");
+		json_num(r->max);
+		printf(", \"reps\": %d, \"baseline\": ", r->n);
+		if (r->baseline)
+			json_str(r->baseline);
+		else
+			printf("null");
+		printf(", \"ratio\": ");
+		json_num(r->ratio);
+		if (r->baseline2) {
+			printf(", \"baseline2\": ");
+			json_str(r->baseline2);
+			printf(", \"ratio2\": ");
+			json_num(r->ratio2);
+		}
+		printf(", \"note\": ");
+		json_str(r->note);
+		printf("}");
+	}
+	printf("\n  ],\n  \"targets\": [");
+	for (i = 0; i < ntargets; i++) {
+		printf("%s\n    {\"workload\": ", i ? "," : "");
+		json_str(targets[i].workload);
+		printf(", \"what\": ");
+		json_str(targets[i].what);
+		printf(", \"want\": ");
+		json_num(targets[i].want);
+		printf(", \"measured\": ");
+		json_num(targets[i].measured);
+		printf(", \"met\": %s}",
+		       isnan(targets[i].measured) ? "null" :
+		       targets[i].measured >= targets[i].want ? "true" : "false");
+	}
+	printf("\n  ]\n}\n");
+}
+
+static void csv_field(const char *s)
+{
+	if (strpbrk(s, ",\"\n")) {
+		putchar('"');
+		for (; *s; s++) {
+			if (*s == '"')
+				putchar('"');
+			putchar(*s);
+		}
+		putchar('"');
+	} else {
+		fputs(s, stdout);
+	}
+}
+
+static void csv_num(double v)
+{
+	if (!isnan(v))
+		printf("%.6g", v);
+}
+
+static void print_csv(void)
+{
+	int i;
+
+	printf("workload,series,param,unit,median,min,max,reps,baseline,ratio,"
+	       "baseline2,ratio2,kernel,version,note\n");
+	for (i = 0; i < nrows; i++) {
+		const struct row *r = &rows[i];
+
+		csv_field(r->workload);
+		putchar(',');
+		csv_field(r->series);
+		putchar(',');
+		csv_field(r->param);
+		putchar(',');
+		csv_field(r->unit);
+		putchar(',');
+		csv_num(r->median);
+		putchar(',');
+		csv_num(r->min);
+		putchar(',');
+		csv_num(r->max);
+		printf(",%d,", r->n);
+		csv_field(r->baseline ? r->baseline : "");
+		putchar(',');
+		csv_num(r->ratio);
+		putchar(',');
+		csv_field(r->baseline2 ? r->baseline2 : "");
+		putchar(',');
+		csv_num(r->ratio2);
+		putchar(',');
+		csv_field(uts.release);
+		putchar(',');
+		csv_field(PACKAGE_VERSION);
+		putchar(',');
+		csv_field(r->note);
+		putchar('\n');
+	}
+}
+
+void report_print(void)
+{
+	size_t i;
+
+	progress_end();
+	if (opt.json) {
+		print_json();
+	} else if (opt.csv) {
+		print_csv();
+	} else {
+		for (i = 0; i < sizeof(titles) / sizeof(titles[0]); i++)
+			print_table(titles[i][0], titles[i][1]);
+	}
+	fflush(stdout);
+}
