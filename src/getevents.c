@@ -20,6 +20,7 @@
 #include "export.h"
 #include "internal.h"
 #include "poll_emul.h"
+#include "reap.h"
 #include "syscall.h"
 
 #ifdef HAVE_VALGRIND_HINTS
@@ -65,13 +66,19 @@ static void tell_valgrind(const struct io_event *ev, long n)
 
 static inline void after_reap(struct io_event *ev, long n, int from_ring)
 {
-	if (unlikely(atomic_load_explicit(&poll_emul_used, memory_order_relaxed)))
-		poll_emul_translate(ev, n);
+	int emul = atomic_load_explicit(&poll_emul_used, memory_order_relaxed);
+
 #ifdef HAVE_VALGRIND_HINTS
-	if (from_ring && unlikely(on_valgrind))
+	if (likely(!(emul | (from_ring & on_valgrind))))
+		return;
+	if (emul)
+		poll_emul_translate(ev, n);
+	if (from_ring && on_valgrind)
 		tell_valgrind(ev, n);
 #else
 	(void)from_ring;
+	if (unlikely(emul))
+		poll_emul_translate(ev, n);
 #endif
 }
 
@@ -104,36 +111,16 @@ long kernel_getevents(io_context_t ctx, long min_nr, long nr,
 	return aio_sys_getevents(ctx, min_nr, nr, ev, w->ts);
 }
 
-static inline int core(io_context_t ctx, long min_nr, long nr,
-		       struct io_event *ev, const struct wait_spec *w)
+/*
+ * Everything after the ring: enter the kernel (or the pgetevents
+ * emulation) for the rest.  Kept out of line so that the fast path below
+ * stays small enough to need no stack frame of its own.
+ */
+__attribute__((noinline)) static int
+kernel_part(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
+	    const struct wait_spec *w, struct ctx_entry *e, long got)
 {
-	struct ctx_entry *e = NULL;
-	long got = 0, ret;
-
-	/* The kernel reads the timeout and the mask before anything else:
-	 * with an obviously bad one it must answer (EFAULT), not the ring. */
-	if (likely(min_nr >= 0 && min_nr <= nr) &&
-	    likely(!obviously_bad_pointer(ev)) &&
-	    likely(!w->ts || !obviously_bad_pointer(w->ts)) &&
-	    likely(!w->mask || !obviously_bad_pointer(w->mask))) {
-		e = registry_lookup(ctx);
-		if (e && reap_excl_try(e, (uintptr_t)ctx)) {
-			got = ring_reap_locked(e, ev, nr);
-			reap_excl_release(e);
-			if (unlikely(got < 0)) {
-				got = 0;	/* untrusted ring: ask the kernel */
-			} else {
-				if (got)
-					after_reap(ev, got, 1);
-				/* With a mask and nothing reaped, let the kernel
-				 * apply it, so pending signals get through. */
-				if (got >= min_nr && (got || !w->mask))
-					return (int)got;
-				if (!w->mask && timeout_is_zero(w))
-					return (int)got;
-			}
-		}
-	}
+	long ret;
 
 	/* got is 0 unless ev was usable: never offset a NULL pointer (UB). */
 	if (got)
@@ -152,6 +139,40 @@ static inline int core(io_context_t ctx, long min_nr, long nr,
 	if (ret < 0)
 		return got ? (int)got : (int)ret;
 	return (int)(got + ret);
+}
+
+static inline __attribute__((always_inline)) int
+core(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
+     const struct wait_spec *w)
+{
+	struct ctx_entry *e = NULL;
+	long got = 0;
+
+	/* The kernel reads the timeout and the mask before anything else:
+	 * with an obviously bad one it must answer (EFAULT), not the ring. */
+	if (likely(min_nr >= 0 && min_nr <= nr) &&
+	    likely(!obviously_bad_pointer(ev)) &&
+	    likely(!w->ts || !obviously_bad_pointer(w->ts)) &&
+	    likely(!w->mask || !obviously_bad_pointer(w->mask))) {
+		e = registry_lookup(ctx);
+		if (e && reap_excl_try(e, (uintptr_t)ctx)) {
+			got = ring_reap(e, ev, nr);
+			reap_excl_release(e);
+			if (unlikely(got < 0)) {
+				got = 0;	/* untrusted ring: ask the kernel */
+			} else {
+				if (got)
+					after_reap(ev, got, 1);
+				/* With a mask and nothing reaped, let the kernel
+				 * apply it, so pending signals get through. */
+				if (got >= min_nr && (got || !w->mask))
+					return (int)got;
+				if (!w->mask && timeout_is_zero(w))
+					return (int)got;
+			}
+		}
+	}
+	return kernel_part(ctx, min_nr, nr, ev, w, e, got);
 }
 
 int getevents_core(io_context_t ctx, long min_nr, long nr,

@@ -15,6 +15,7 @@ libaio_la_SOURCES = \
 	src/poll_rec.h \
 	src/queue.c \
 	src/reap.c \
+	src/reap.h \
 	src/registry.c \
 	src/registry.h \
 	src/ring.h \

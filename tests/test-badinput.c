@@ -178,7 +178,7 @@ static const struct row rows[] = {
 	IOSUBMIT("ctx unmapped page",       CUNMAP, 1, OK, I_READ, -EINVAL, RAW),
 	IOSUBMIT("ctx heap buffer",         CHEAP,  1, OK, I_READ, -EINVAL, RAW),
 	IOSUBMIT("ctx -1, ios NULL",        CM1,    1, NUL, I_READ, -EINVAL, RAW | BUG),
-	IOSUBMIT("ctx -1, ios PROT_NONE",   CM1,    1, NOA, I_READ, -EINVAL, RAW | BUG),
+	IOSUBMIT("ctx -1, ios PROT_NONE",   CM1,    1, NOA, I_READ, -EINVAL, RAW | BUG | NOEMUL),
 	SUBMITSLOT("ctx -1, ios[0] NULL",   CM1,    NUL, -EINVAL, RAW),
 
 	/* io_cancel(ctx, iocb, result) */
@@ -484,7 +484,14 @@ static int run_in_child(const struct row *r, long *got)
 
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		long v = run_row(r, 0);
+		/* Quiet: the crash report of a known bug (a sanitizer's too)
+		 * must not look like a new failure in the log. */
+		int devnull = open("/dev/null", O_WRONLY);
+		long v;
+
+		if (devnull >= 0)
+			dup2(devnull, 2);
+		v = run_row(r, 0);
 
 		_exit(v == r->expect ? 0 : 1);
 	}

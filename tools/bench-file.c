@@ -100,7 +100,7 @@ static int open_file(char *why, size_t len)
 
 	if (!path || access(path, F_OK)) {
 		if (make_file(path, opt.file_mib)) {
-			snprintf(why, len, "cannot create %s: %s",
+			snprintf(why, len, "cannot create %.100s: %s",
 				 path ? path : "a file in /dev/shm", strerror(errno));
 			return -1;
 		}
@@ -114,18 +114,18 @@ static int open_file(char *why, size_t len)
 		fd = open(path, O_RDONLY | O_DIRECT | O_CLOEXEC);
 	direct = fd >= 0;
 	if (fd < 0 && opt.direct > 0) {
-		snprintf(why, len, "%s: O_DIRECT: %s", path, strerror(errno));
+		snprintf(why, len, "%.100s: O_DIRECT: %s", path, strerror(errno));
 		return -1;
 	}
 	if (fd < 0)
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st)) {
-		snprintf(why, len, "%s: %s", path, strerror(errno));
+		snprintf(why, len, "%.100s: %s", path, strerror(errno));
 		return -1;
 	}
 	nblocks = (unsigned long long)st.st_size / BS;
 	if (nblocks < 16) {
-		snprintf(why, len, "%s: too small", path);
+		snprintf(why, len, "%.100s: too small", path);
 		return -1;
 	}
 	return 0;

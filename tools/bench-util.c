@@ -331,6 +331,8 @@ void report_target(const char *workload, const char *what, double measured,
 
 static struct utsname uts;
 static unsigned feat;
+static double load1 = NAN;
+static long ncpu;
 
 static const char *feat_state(unsigned on, unsigned disabled)
 {
@@ -354,11 +356,16 @@ void report_header(void)
 {
 	uname(&uts);
 	feat = io_features();
+	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (getloadavg(&load1, 1) != 1)
+		load1 = NAN;
 	if (opt.json || opt.csv)
 		return;
 	printf("aio-bench (libaio %s)\n", PACKAGE_VERSION);
 	printf("kernel:       %s %s %s\n", uts.sysname, uts.release,
 	       uts.machine);
+	printf("cpus:         %ld online, load average %.2f%s\n", ncpu, load1,
+	       load1 > 0.5 ? " (timings are noisy on a busy machine)" : "");
 	printf("kernel AIO:   %s\n", feat & IO_FEATURE_AIO ? "yes" : "no");
 	printf("poll:         %s\n",
 	       feat_state(IO_FEATURE_POLL, IO_FEATURE_POLL_DISABLED));
@@ -500,6 +507,8 @@ static void print_json(void)
 	json_str(uts.release);
 	printf(",\n  \"machine\": ");
 	json_str(uts.machine);
+	printf(",\n  \"cpus\": %ld,\n  \"loadavg\": ", ncpu);
+	json_num(load1);
 	printf(",\n  \"features\": {\"aio\": %s, \"poll\": ",
 	       feat & IO_FEATURE_AIO ? "true" : "false");
 	json_str(feat_state(IO_FEATURE_POLL, IO_FEATURE_POLL_DISABLED));
