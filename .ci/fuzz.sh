@@ -16,7 +16,7 @@ mkdir -p "$BUILD"
 cd "$BUILD"
 # Only config.h is needed from configure.  src/ goes in with -iquote, not
 # -I: its features.h would shadow glibc's <features.h>.
-[ -f config.h ] || "$src/configure" --quiet CC="$CC" >configure.log 2>&1 ||
+[ config.h -nt "$src/configure" ] || "$src/configure" --quiet CC="$CC" >configure.log 2>&1 ||
 	{ tail -30 configure.log; exit 1; }
 
 flags=(-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined
@@ -25,9 +25,6 @@ flags=(-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined
 "$CC" "${flags[@]}" -o fuzz-ring "$src/fuzz/fuzz-ring.c" "$src/src/reap.c"
 lib=()
 for f in "$src"/src/*.c; do lib+=("$f"); done
-# Known library bugs the args target steps around until they are fixed
-# (see FUZZ_AVOID_KNOWN_BUGS in fuzz-args.c); FUZZ_STRICT=1 hits them.
-[ "${FUZZ_STRICT:-0}" = 1 ] || flags+=(-DFUZZ_AVOID_KNOWN_BUGS)
 "$CC" "${flags[@]}" -pthread -o fuzz-args "$src/fuzz/fuzz-args.c" "${lib[@]}"
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}

@@ -283,15 +283,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			struct iocb **ios = pick_ptr(r.p1, ptrs, 1);
 			unsigned n = r.p2 % (NIOCB + 1);
 
-#ifdef FUZZ_AVOID_KNOWN_BUGS
-			/* Known bug (reported with issue 7): poll_emul_resume
-			 * reads ios[] after the kernel's EINVAL for a bad
-			 * context, so a bad array, or a NULL slot, crashes. */
-			if (!is_live) {
-				ios = ptrs;
-				n = NIOCB;
-			}
-#endif
 
 			fill_iocbs(data + pos, size - pos, n);
 			nr = (r.b & 0x40000000) ? r.b : r.b % (NPTR + 20);

@@ -37,7 +37,7 @@ job_distcheck() {
 	LIBAIO_TEST_MODES="native poll" LIBAIO_SOAK_SECONDS=2 \
 		make -j2 distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >/tmp/distcheck.log 2>&1 ||
 		{ tail -100 /tmp/distcheck.log; return 1; }
-	grep -E '^libaio-.*archives ready|^=+$' /tmp/distcheck.log | head -3
+	grep -A1 'archives ready' /tmp/distcheck.log
 	cd "$top"
 }
 

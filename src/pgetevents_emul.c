@@ -14,9 +14,9 @@
  *    one rt_sigprocmask system call and the entry of io_getevents; nothing
  *    else runs in between.
  *  - A signal that is already pending when the call starts is handled
- *    exactly: it is seen before the mask is swapped, the call reaps what
- *    is ready without waiting, lets the signal in, and returns the events
- *    or -EINTR, as the kernel would.
+ *    exactly: it is delivered as the mask is installed, and the call then
+ *    reaps what is ready without waiting and returns the events or
+ *    -EINTR, as the kernel would.
  */
 #include "config.h"
 
@@ -50,7 +50,7 @@ static long native(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 static long emulate(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 		    const struct wait_spec *w)
 {
-	sigset_t old, pending;
+	sigset_t old, now, pending;
 	long ret;
 
 	if (!w->mask)
@@ -58,21 +58,29 @@ static long emulate(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 	if (obviously_bad_pointer(w->mask))
 		return -EFAULT;
 
+	/*
+	 * The caller's mask is never read here: the kernel copies it while
+	 * installing it (-EFAULT for a bad pointer, as io_pgetevents would
+	 * say), and we read back what it installed.  A signal pending before
+	 * and unblocked now has been delivered on the way back from that
+	 * call, before any wait.
+	 */
 	memset(&pending, 0, sizeof(pending));
+	memset(&now, 0, sizeof(now));
 	sys_sigpending(&pending);
-	if (first_word(&pending) & ~first_word(w->mask)) {
+	ret = sys_sigprocmask(SIG_SETMASK, w->mask, &old);
+	if (ret < 0)
+		return ret;
+	sys_sigprocmask(SIG_SETMASK, NULL, &now);
+	if (first_word(&pending) & ~first_word(&now)) {
 		static const struct timespec zero = { 0, 0 };
 
 		ret = aio_sys_getevents(ctx, 0, nr, ev, &zero);
-		sys_sigprocmask(SIG_SETMASK, w->mask, &old);	/* handler runs */
 		sys_sigprocmask(SIG_SETMASK, &old, NULL);
 		/* The kernel says EINTR whenever nothing was reaped, even
 		 * with min_nr 0 (probe on 6.18). */
 		return ret != 0 ? ret : -EINTR;
 	}
-
-	if (sys_sigprocmask(SIG_SETMASK, w->mask, &old) < 0)
-		return -EFAULT;
 	ret = kernel_getevents(ctx, min_nr, nr, ev, w);
 	sys_sigprocmask(SIG_SETMASK, &old, NULL);
 	return ret;

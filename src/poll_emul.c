@@ -399,6 +399,14 @@ int poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 
 	if (nr <= 0 || obviously_bad_pointer(ios))
 		return (int)aio_sys_submit(ctx, nr, ios);
+	/* A context we did not create may be garbage: the kernel would say
+	 * EINVAL before reading the array, so ask it before we read. */
+	if (!registry_lookup(ctx)) {
+		long ret = aio_sys_submit(ctx, 0, NULL);
+
+		if (ret < 0)
+			return (int)ret;
+	}
 	nr = clamp_nr(ctx, nr);
 	while (done < nr) {
 		long ret, run = 0;
@@ -431,22 +439,32 @@ int poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios, long done)
 	nr = clamp_nr(ctx, nr);	/* never past the kernel's own clamp */
 	if (done >= nr)
 		return (int)done;
+	/*
+	 * Read no entry the kernel has not shown to be readable.  Its EINVAL
+	 * for a whole batch means a bad context (an empty submit tells) or a
+	 * bad first iocb, which it had copied to judge; an entry it stopped
+	 * at without saying why is asked about alone first (an unreadable
+	 * one then gives EFAULT, and we stop there).
+	 */
+	if (err == -EINVAL && aio_sys_submit(ctx, 0, NULL) != 0)
+		return (int)err;
 	for (;;) {
-		struct iocb *cb = ios[done];
+		struct iocb *cb;
 		long ret;
 
-		if (!is_poll(cb))
-			break;
 		if (err == 0) {
-			/* The kernel stopped here without saying why: ask. */
-			ret = aio_sys_submit(ctx, 1, &cb);
+			ret = aio_sys_submit(ctx, 1, ios + done);
 			if (ret == 1)
 				goto next;
 			if (ret != -EINVAL) {
 				err = ret;
 				break;
 			}
+			err = ret;
 		}
+		cb = ios[done];
+		if (!is_poll(cb))
+			break;
 		/* A poll the kernel refuses with EINVAL: ours if it is
 		 * well-formed (emulate_one gives the kernel's errors). */
 		ret = emulate_one(ctx, cb, done > 0);

@@ -13,6 +13,9 @@
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
+#ifdef HAVE_VALGRIND_HINTS
+# include <valgrind/memcheck.h>
+#endif
 
 #include "features.h"
 #include "registry.h"
@@ -107,6 +110,16 @@ void registry_add(io_context_t ctx)
 	if (!ring_header_ok(r) || r->nr == 0 || r->nr > (1u << 24))
 		return;
 	nr = r->nr;
+#ifdef HAVE_VALGRIND_HINTS
+	/*
+	 * Valgrind sizes the ring from io_setup's argument, not from the
+	 * kernel's nr (at least twice as many slots, rounded up to pages):
+	 * it would call reads of the later slots invalid.  The kernel
+	 * mapped all of them, and writes every slot before tail passes it.
+	 */
+	if (RUNNING_ON_VALGRIND)
+		VALGRIND_MAKE_MEM_DEFINED(r, AIO_RING_HEADER_LEN + (size_t)nr * 32);
+#endif
 
 	pthread_mutex_lock(&table_lock);
 	if (refresh_stale(key, nr)) {

@@ -34,6 +34,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -45,8 +46,25 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#ifdef HAVE_VALGRIND_MEMCHECK_H
+# include <valgrind/memcheck.h>
+#endif
 
 #include "test-common.h"
+
+/* Valgrind 3.19's own io_submit wrapper reads the iocb array and the
+ * iocbs before the kernel does, and dies on a bad one ("the 'impossible'
+ * happened: Killed by fatal signal"), and takes a negative nr as a huge
+ * count: io_submit rows with a bad array or iocb pointer, or nr < 0, are
+ * skipped under valgrind (the other jobs run them). */
+static int under_valgrind(void)
+{
+#ifdef HAVE_VALGRIND_MEMCHECK_H
+	return RUNNING_ON_VALGRIND;
+#else
+	return 0;
+#endif
+}
 
 enum call { GETEV, PGETEV, PMASK, REAP, SUBMIT, CANCEL, DESTROY, SETUP, QINIT,
 	    QRUN, QWAIT, QRELEASE };
@@ -66,7 +84,6 @@ enum iocbk { I_READ, I_OP99, I_OP4, I_OP6, I_FDM1, I_FDCLOSED, I_WRONLY,
 #define OR0	0x4	/* 0 is also the kernel's answer on some versions */
 #define BUG	0x8	/* known library bug, see the report in issue 7 */
 #define NOEMUL	0x10	/* PROT_NONE that the poll emulation reads itself */
-#define PGBUG	0x20	/* BUG, but only in the io_pgetevents emulation */
 
 struct row {
 	const char *what;
@@ -99,7 +116,7 @@ static const struct row rows[] = {
 	GETEVENTS("min_nr < 0",             LIVE,  -1, 1, OK, T_ZERO, -EINVAL, RAW),
 	GETEVENTS("min_nr > nr",            LIVE,   2, 1, OK, T_ZERO, -EINVAL, RAW),
 	GETEVENTS("nr < 0",                 LIVE,   0, -1, OK, T_ZERO, -EINVAL, RAW),
-	GETEVENTS("min_nr LONG_MIN",        LIVE,  (long)1 << 63, 1, OK, T_ZERO, -EINVAL, RAW),
+	GETEVENTS("min_nr LONG_MIN",        LIVE,  LONG_MIN, 1, OK, T_ZERO, -EINVAL, RAW),
 	GETEVENTS("min_nr > nr, ready",     LIVE1,  2, 1, OK, T_ZERO, -EINVAL, RAW),
 	GETEVENTS("nr 0, events NULL",      LIVE,   0, 0, NUL, T_ZERO, 0, RAW),
 	GETEVENTS("events NULL, ready",     LIVE1,  1, 1, NUL, T_ZERO, -EFAULT, RAW),
@@ -133,7 +150,7 @@ static const struct row rows[] = {
 	PGETEVENTS("ctx unmapped page",     CUNMAP, 0, 1, OK, T_ZERO, -EINVAL, RAW),
 	PGETMASK("sigmask first page",      LIVE,   LOW, -EFAULT, RAW),
 	PGETMASK("sigmask kernel address",  LIVE1,  KRN, -EFAULT, RAW),
-	PGETMASK("sigmask PROT_NONE",       LIVE,   NOA, -EFAULT, RAW | PGBUG),
+	PGETMASK("sigmask PROT_NONE",       LIVE,   NOA, -EFAULT, RAW),
 	PGETMASK("sigmask bad, ctx bad",    CM1,    LOW, -EFAULT, RAW),
 
 	/* io_reap(ctx, nr, events): the library's own call */
@@ -177,8 +194,8 @@ static const struct row rows[] = {
 	IOSUBMIT("ctx -1",                  CM1,    1, OK, I_READ, -EINVAL, RAW),
 	IOSUBMIT("ctx unmapped page",       CUNMAP, 1, OK, I_READ, -EINVAL, RAW),
 	IOSUBMIT("ctx heap buffer",         CHEAP,  1, OK, I_READ, -EINVAL, RAW),
-	IOSUBMIT("ctx -1, ios NULL",        CM1,    1, NUL, I_READ, -EINVAL, RAW | BUG),
-	IOSUBMIT("ctx -1, ios PROT_NONE",   CM1,    1, NOA, I_READ, -EINVAL, RAW | BUG | NOEMUL),
+	IOSUBMIT("ctx -1, ios NULL",        CM1,    1, NUL, I_READ, -EINVAL, RAW),
+	IOSUBMIT("ctx -1, ios PROT_NONE",   CM1,    1, NOA, I_READ, -EINVAL, RAW),
 	SUBMITSLOT("ctx -1, ios[0] NULL",   CM1,    NUL, -EINVAL, RAW),
 
 	/* io_cancel(ctx, iocb, result) */
@@ -542,7 +559,8 @@ START_TEST(table)
 {
 	int strict = getenv("LIBAIO_TEST_STRICT") != NULL;
 	size_t i;
-	int failed = 0, bugs_open = 0;
+	int failed = 0, bugs_open = 0, skipped_vg = 0;
+	int verbose = getenv("LIBAIO_TEST_VERBOSE") != NULL;
 
 	setup_world();
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
@@ -552,11 +570,17 @@ START_TEST(table)
 
 		if ((r->flags & NOEMUL) && test_mode_disables("poll"))
 			continue;
+		if (r->call == SUBMIT && under_valgrind() &&
+		    (r->b < 0 || ((r->p1 != OK || r->p2 != OK) && r->b > 0))) {
+			skipped_vg++;
+			continue;
+		}
 		tried++;
 		snprintf(row_name, sizeof(row_name), "%zu (%s)", i, r->what);
 		current_row = row_name;
-		if ((r->flags & BUG) ||
-		    ((r->flags & PGBUG) && test_mode_disables("pgetevents"))) {
+		if (verbose)
+			fprintf(stderr, "row %s\n", row_name);
+		if (r->flags & BUG) {
 			ok = run_in_child(r, &got);
 			if (ok) {
 				fprintf(stderr, "row '%s': known bug now fixed, drop the BUG mark\n",
@@ -592,8 +616,8 @@ START_TEST(table)
 	io_destroy(ctxs[LIVE]);
 	io_destroy(ctxs[LIVE1]);
 	fprintf(stderr, "badinput: %d bad inputs tried (%d also against the raw "
-		"system call), %d failed, %d known bugs open\n",
-		tried, compared, failed, bugs_open);
+		"system call), %d failed, %d known bugs open, %d skipped under "
+		"valgrind\n", tried, compared, failed, bugs_open, skipped_vg);
 	ck_assert_int_eq(failed, 0);
 }
 END_TEST
