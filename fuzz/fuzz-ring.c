@@ -154,8 +154,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	head = atomic_load(&model->head);
 	tail = atomic_load(&model->tail);
+	/* The ring's nr word must also match the size cached at io_setup. */
 	header_good = model->magic == AIO_RING_MAGIC &&
-		      model->incompat_features == 0;
+		      model->incompat_features == 0 && model->nr == cached_nr;
 	in_range = head < cached_nr && tail < cached_nr;
 	if (in_range)
 		avail = tail >= head ? tail - head : cached_nr - head + tail;

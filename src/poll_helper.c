@@ -51,40 +51,42 @@ int helper_is_doorbell(const struct iocb *obj)
 	return a - b < sizeof(bells);
 }
 
-static unsigned epoll_bits(unsigned ev)
+/* POLL* and EPOLL* bits agree on most ABIs but not all (POLLWRNORM and
+ * POLLWRBAND differ on MIPS and SPARC, for one), so translate by name. */
+static const struct {
+	unsigned short p;
+	unsigned e;
+} poll_epoll_map[] = {
+	{ POLLIN, EPOLLIN },		{ POLLPRI, EPOLLPRI },
+	{ POLLOUT, EPOLLOUT },		{ POLLERR, EPOLLERR },
+	{ POLLHUP, EPOLLHUP },		{ POLLRDNORM, EPOLLRDNORM },
+	{ POLLRDBAND, EPOLLRDBAND },	{ POLLWRNORM, EPOLLWRNORM },
+	{ POLLWRBAND, EPOLLWRBAND },	{ POLLMSG, EPOLLMSG },
+	{ POLLRDHUP, EPOLLRDHUP },
+};
+
+static unsigned translate_bits(unsigned ev, int to_epoll)
 {
-	static const struct { unsigned short p; unsigned e; } map[] = {
-		{ POLLIN, EPOLLIN },		{ POLLPRI, EPOLLPRI },
-		{ POLLOUT, EPOLLOUT },		{ POLLERR, EPOLLERR },
-		{ POLLHUP, EPOLLHUP },		{ POLLRDNORM, EPOLLRDNORM },
-		{ POLLRDBAND, EPOLLRDBAND },	{ POLLWRNORM, EPOLLWRNORM },
-		{ POLLWRBAND, EPOLLWRBAND },	{ POLLMSG, EPOLLMSG },
-		{ POLLRDHUP, EPOLLRDHUP },
-	};
 	unsigned i, out = 0;
 
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (ev & map[i].p)
-			out |= map[i].e;
+	for (i = 0; i < sizeof(poll_epoll_map) / sizeof(poll_epoll_map[0]); i++) {
+		unsigned from = to_epoll ? poll_epoll_map[i].p : poll_epoll_map[i].e;
+		unsigned to = to_epoll ? poll_epoll_map[i].e : poll_epoll_map[i].p;
+
+		if (ev & from)
+			out |= to;
+	}
 	return out;
+}
+
+static unsigned epoll_bits(unsigned ev)
+{
+	return translate_bits(ev, 1);
 }
 
 static unsigned poll_bits(unsigned ev)
 {
-	static const struct { unsigned e; unsigned short p; } map[] = {
-		{ EPOLLIN, POLLIN },		{ EPOLLPRI, POLLPRI },
-		{ EPOLLOUT, POLLOUT },		{ EPOLLERR, POLLERR },
-		{ EPOLLHUP, POLLHUP },		{ EPOLLRDNORM, POLLRDNORM },
-		{ EPOLLRDBAND, POLLRDBAND },	{ EPOLLWRNORM, POLLWRNORM },
-		{ EPOLLWRBAND, POLLWRBAND },	{ EPOLLMSG, POLLMSG },
-		{ EPOLLRDHUP, POLLRDHUP },
-	};
-	unsigned i, out = 0;
-
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
-		if (ev & map[i].e)
-			out |= map[i].p;
-	return out;
+	return translate_bits(ev, 0);
 }
 
 static void kick(void)

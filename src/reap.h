@@ -7,7 +7,8 @@
  *
  * The ring is ordinary application memory, so nothing read from it is
  * trusted to stay in range: head and tail are checked against the size
- * cached at io_setup on every reap, and a ring that fails the checks is
+ * cached at io_setup (which the ring's nr word must still match) on every
+ * reap, and a ring that fails the checks is
  * left to the kernel (which reduces both indexes modulo its own size).
  * Only head is ever written, only forward, and never past the tail read.
  */
@@ -29,7 +30,12 @@ static inline long ring_reap(struct ctx_entry *e, struct io_event *ev,
 		&e->key, memory_order_relaxed);
 	size_t nr = e->nr, head, tail, avail, n, first;
 
-	if (unlikely(r->magic != AIO_RING_MAGIC || r->incompat_features != 0))
+	/* The ring's own nr must agree with our copy: an entry left behind by
+	 * a ring moved with mremap may now name another ring of another size
+	 * (a context created behind the library's back), and a scribbled nr
+	 * means a scribbled ring.  Either way the kernel answers instead. */
+	if (unlikely(r->magic != AIO_RING_MAGIC || r->incompat_features != 0 ||
+		     r->nr != nr))
 		return -1;
 	head = ring_load_head(r);
 	tail = ring_load_tail(r);

@@ -82,6 +82,15 @@ enum iocbk { I_READ, I_OP99, I_OP4, I_OP6, I_FDM1, I_FDCLOSED, I_WRONLY,
 #define RAW	0x1	/* replay with the raw system call, expect the same */
 #define SIG	0x2	/* waits forever: interrupt with a signal */
 #define OR0	0x4	/* 0 is also the kernel's answer on some versions */
+/* An address no user mapping can have: kernel space on 64-bit ABIs; on
+ * 32-bit ones the top page, above the compat limit 0xffffe000 (a 64-bit
+ * constant would truncate to an ordinary user address there). */
+#if UINTPTR_MAX > 0xffffffffu
+# define KERNEL_ADDR ((void *)(uintptr_t)0xffff888000000000ull)
+#else
+# define KERNEL_ADDR ((void *)(uintptr_t)0xfffff000u)
+#endif
+
 #define BUG	0x8	/* known library bug, see the report in issue 7 */
 #define NOEMUL	0x10	/* PROT_NONE that the poll emulation reads itself */
 
@@ -265,7 +274,7 @@ static void *ptr_of(int kind, void *valid)
 	case OK: return valid;
 	case NUL: return NULL;
 	case LOW: return (void *)(uintptr_t)0x10;
-	case KRN: return (void *)(uintptr_t)0xffff888000000000ull;
+	case KRN: return KERNEL_ADDR;
 	case NOA: return noaccess;
 	default: return valid;
 	}
@@ -551,7 +560,7 @@ static void setup_world(void)
 	ck_assert_ptr_ne(p, MAP_FAILED);
 	munmap(p, 4096);
 	ctxs[CUNMAP] = p;
-	ctxs[CKRN] = (io_context_t)0xffff888000000000ull;
+	ctxs[CKRN] = (io_context_t)KERNEL_ADDR;
 	ctxs[CHEAP] = calloc(1, 4096);
 }
 

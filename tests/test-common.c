@@ -13,6 +13,19 @@
 
 #include "test-common.h"
 
+#ifdef HAVE_VALGRIND_MEMCHECK_H
+# include <valgrind/valgrind.h>
+#endif
+
+int test_under_valgrind(void)
+{
+#ifdef HAVE_VALGRIND_MEMCHECK_H
+	return RUNNING_ON_VALGRIND;
+#else
+	return 0;
+#endif
+}
+
 unsigned char test_pattern(long long offset)
 {
 	return (unsigned char)((offset * 7 + (offset >> 8)) & 0xff);
@@ -123,31 +136,51 @@ int test_mode_disables(const char *feature)
 # define TEST_AUDIT_ARCH AUDIT_ARCH_AARCH64
 #endif
 
-int test_install_seccomp(const char *what)
+int test_seccomp_errno(const long *nrs, int n, int err)
 {
 #ifdef TEST_AUDIT_ARCH
-	if (strcmp(what, "pgetevents") != 0)
-		return -1;
-#ifndef SYS_io_pgetevents_time64
-# define SYS_io_pgetevents_time64 416
-#endif
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TEST_AUDIT_ARCH, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_pgetevents, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_pgetevents_time64, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
-	};
-	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	struct sock_filter f[4 + 16 + 2];
+	struct sock_fprog prog;
+	int i, k = 0;
 
+	if (n < 1 || n > 16)
+		return -1;
+	/* Other ABIs (a 32-bit call from a 64-bit process) pass untouched. */
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, arch));
+	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+					      TEST_AUDIT_ARCH, 1, 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					      offsetof(struct seccomp_data, nr));
+	/* Entry i jumps over the remaining n-1-i entries and the ALLOW. */
+	for (i = 0; i < n; i++)
+		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						      (unsigned)nrs[i], n - i, 0);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
+					      SECCOMP_RET_ERRNO | (err & SECCOMP_RET_DATA));
+	prog.len = (unsigned short)k;
+	prog.filter = f;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return -1;
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0 ? 0 : -1;
 #else
-	(void)what;
+	(void)nrs;
+	(void)n;
+	(void)err;
 	return -1;
 #endif
+}
+
+int test_install_seccomp(const char *what)
+{
+#ifndef SYS_io_pgetevents_time64
+# define SYS_io_pgetevents_time64 416
+#endif
+	static const long pget[] = { SYS_io_pgetevents, SYS_io_pgetevents_time64 };
+
+	if (strcmp(what, "pgetevents") != 0)
+		return -1;
+	return test_seccomp_errno(pget, 2, ENOSYS);
 }

@@ -37,6 +37,15 @@ void *test_bad_pointer(void);
  * "pgetevents" (io_pgetevents and io_pgetevents_time64). */
 int test_install_seccomp(const char *what);
 
+/* seccomp: make each system call in nrs[0..n-1] (n <= 16) of this ABI
+ * fail with errno err, for the rest of the process. */
+int test_seccomp_errno(const long *nrs, int n, int err);
+
+/* True under valgrind, whose own aio wrappers dereference the iocbs of a
+ * submit and of returned events: cases that hand it deliberately bad ones
+ * skip themselves there (every other job runs them). */
+int test_under_valgrind(void);
+
 /* The mode the suite runs in, from LIBAIO_DISABLE / LIBAIO_TEST_SECCOMP. */
 int test_mode_disables(const char *feature);
 

@@ -9,8 +9,6 @@
 #include "config.h"
 
 #include <fcntl.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -21,7 +19,6 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -135,18 +132,9 @@ END_TEST
 
 static int forbid_reap_syscalls(void)
 {
-	struct sock_filter f[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_getevents, 2, 0),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_pgetevents, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | SENTINEL_ERRNO),
-	};
-	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	static const long reaps[] = { SYS_io_getevents, SYS_io_pgetevents };
 
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
-		return -1;
-	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+	return test_seccomp_errno(reaps, 2, SENTINEL_ERRNO);
 }
 
 START_TEST(no_system_call_when_events_are_ready)
@@ -492,6 +480,12 @@ START_TEST(corrupted_ring_is_survived)
 	unsigned i;
 	int fd = test_tmpfile(4096);
 
+	/* The kernel then returns stale events whose obj is garbage, and
+	 * valgrind's own io_getevents wrapper dereferences it and dies. */
+	if (test_under_valgrind()) {
+		close(fd);
+		return;
+	}
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		io_context_t ctx = NULL;
 		struct iocb cbs[4];
@@ -527,8 +521,9 @@ START_TEST(corrupted_ring_is_survived)
 }
 END_TEST
 
-/* nr overwritten in the ring: the reaper uses its own copy, so the events
- * come out right and nothing outside the ring is read. */
+/* nr overwritten in the ring: the reaper never indexes by it; it sees the
+ * word disagree with its own copy and leaves the ring to the kernel, so
+ * the events still come out right and nothing outside the ring is read. */
 START_TEST(ring_nr_word_is_not_trusted)
 {
 	io_context_t ctx = NULL;
