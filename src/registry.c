@@ -73,21 +73,22 @@ static void wait_a_moment(void)
 static int refresh_stale(uintptr_t key, unsigned nr)
 {
 	struct ctx_entry *e = registry_lookup((io_context_t)key);
+	unsigned s;
 
 	if (!e)
 		return 0;
-	for (;;) {
-		unsigned s = atomic_load_explicit(&e->state, memory_order_relaxed);
-
-		if (s & (ST_EXCL | ST_DEAD)) {
-			wait_a_moment();
-			continue;
-		}
-		if (atomic_compare_exchange_weak_explicit(
-			    &e->state, &s, s | ST_DEAD, memory_order_acquire,
-			    memory_order_relaxed))
-			break;
-	}
+	/*
+	 * Never wait here: the caller holds table_lock, and the entry may
+	 * belong to an io_destroy that needs that lock to finish (the kernel
+	 * hands the freed address to our io_setup while it still waits for
+	 * the old context's requests).  Report busy; the caller retries.
+	 */
+	s = atomic_load_explicit(&e->state, memory_order_relaxed);
+	if ((s & (ST_EXCL | ST_DEAD)) ||
+	    !atomic_compare_exchange_strong_explicit(
+		    &e->state, &s, s | ST_DEAD, memory_order_acquire,
+		    memory_order_relaxed))
+		return -1;
 	e->nr = nr;
 	/* Release: the next reaper to lock the entry sees the new nr. */
 	atomic_fetch_and_explicit(&e->state, ~ST_DEAD, memory_order_release);
@@ -121,10 +122,17 @@ void registry_add(io_context_t ctx)
 		VALGRIND_MAKE_MEM_DEFINED(r, AIO_RING_HEADER_LEN + (size_t)nr * 32);
 #endif
 
-	pthread_mutex_lock(&table_lock);
-	if (refresh_stale(key, nr)) {
+	for (;;) {
+		int stale;
+
+		pthread_mutex_lock(&table_lock);
+		stale = refresh_stale(key, nr);
+		if (stale == 0)
+			break;		/* insert below, still locked */
 		pthread_mutex_unlock(&table_lock);
-		return;
+		if (stale > 0)
+			return;
+		wait_a_moment();
 	}
 	for (i = 0; i < MAX_PROBE; i++) {
 		struct ctx_entry *e = &table[(s + i) & (TABLE_SIZE - 1)];
@@ -140,8 +148,10 @@ void registry_add(io_context_t ctx)
 			continue;
 		e->nr = nr;
 		atomic_store_explicit(&e->key, key, memory_order_relaxed);
-		/* Release: a reaper that sees state 0 also sees key and nr. */
-		atomic_store_explicit(&e->state, 0, memory_order_release);
+		/* Release: a reaper that sees ST_DEAD clear also sees key and
+		 * nr.  Clear only the flag: a thread still holding an old
+		 * pointer to this slot may have joined the kernel-reap count. */
+		atomic_fetch_and_explicit(&e->state, ~ST_DEAD, memory_order_release);
 		break;
 	}
 	pthread_mutex_unlock(&table_lock);
@@ -230,8 +240,10 @@ void registry_end_destroy(struct ctx_entry *e, int destroyed)
 		wait_a_moment();
 	pthread_mutex_lock(&table_lock);
 	atomic_store_explicit(&e->key, KEY_TOMBSTONE, memory_order_relaxed);
-	/* Release: a stale reaper that locks the slot sees the tombstone. */
-	atomic_store_explicit(&e->state, 0, memory_order_release);
+	/* Release: a stale reaper that locks the slot sees the tombstone.
+	 * Clear only the flag, keeping the count of a late kernel reaper
+	 * that joined after the wait above (its exit must find it). */
+	atomic_fetch_and_explicit(&e->state, ~ST_DEAD, memory_order_release);
 	pthread_mutex_unlock(&table_lock);
 }
 

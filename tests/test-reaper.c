@@ -459,6 +459,52 @@ START_TEST(destroy_while_others_reap)
 }
 END_TEST
 
+/*
+ * io_setup beside an io_destroy that is still waiting for a pending poll:
+ * the kernel has already unmapped the old ring and usually hands its
+ * address to the new context.  Both calls must return (they deadlocked
+ * once: the new context's registration waited on the dying entry while
+ * holding the lock its destroyer needed), and the new context must work.
+ */
+static void *destroy_in_thread(void *arg)
+{
+	return (void *)(intptr_t)io_destroy(*(io_context_t *)arg);
+}
+
+START_TEST(setup_beside_a_slow_destroy)
+{
+	io_context_t old = NULL, fresh = NULL;
+	struct iocb pcb, *pp = &pcb, cbs[2];
+	struct io_event ev[2];
+	unsigned char buf[2];
+	pthread_t t;
+	void *ret;
+	int p[2], fd = test_tmpfile(4096), round;
+
+	alarm(60);	/* hang guard only */
+	ck_assert_int_eq(pipe(p), 0);
+	for (round = 0; round < 5; round++) {
+		ck_assert_int_eq(io_setup(8, &old), 0);
+		io_prep_poll(&pcb, p[0], POLLIN);
+		ck_assert_int_eq(io_submit(old, 1, &pp), 1);
+		ck_assert_int_eq(pthread_create(&t, NULL, destroy_in_thread, &old), 0);
+		usleep(2000);	/* let the destroy reach the kernel's wait */
+		ck_assert_int_eq(io_setup(8, &fresh), 0);
+		pthread_join(t, &ret);
+		ck_assert_int_eq((intptr_t)ret, 0);
+		submit_reads(fresh, fd, cbs, 2, buf, 40);
+		ck_assert_int_eq(io_getevents(fresh, 2, 2, ev, NULL), 2);
+		ck_assert_int_eq((uintptr_t)ev[1].data, 41);
+		ck_assert_int_eq(io_destroy(fresh), 0);
+		old = fresh = NULL;
+	}
+	alarm(0);
+	close(p[0]);
+	close(p[1]);
+	close(fd);
+}
+END_TEST
+
 /* A ring the application scribbled on never crashes the library, and a
  * fresh context afterwards works normally. */
 START_TEST(corrupted_ring_is_survived)
@@ -674,6 +720,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, fork_child_gets_einval_and_parent_keeps_events);
 	tcase_add_test(t, destroyed_context_gives_einval);
 	tcase_add_test(t, destroy_while_others_reap);
+	tcase_add_test(t, setup_beside_a_slow_destroy);
 	tcase_add_test(t, corrupted_ring_is_survived);
 	tcase_add_test(t, ring_nr_word_is_not_trusted);
 	tcase_add_test(t, application_reaping_its_own_ring);

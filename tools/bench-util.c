@@ -346,10 +346,10 @@ static const char *feat_state(unsigned on, unsigned disabled)
 static const char *ring_state(void)
 {
 	if (feat & IO_FEATURE_RING)
-		return "native";
+		return "on (completions read from the ring)";
 	if (feat & IO_FEATURE_RING_DISABLED)
-		return "emulated (LIBAIO_DISABLE)";
-	return "emulated (kernel lacks it)";
+		return "off (LIBAIO_DISABLE): the kernel reaps";
+	return "off (unrecognised ring layout): the kernel reaps";
 }
 
 void report_header(void)
