@@ -7,6 +7,7 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -97,14 +98,46 @@ static void kick(void)
 		sys_write(wakefd, &one, sizeof(one));
 }
 
-static void queue_push(struct poll_rec *r)
+static void list_append(struct poll_rec **head, struct poll_rec **tail,
+			struct poll_rec *r)
 {
 	r->qnext = NULL;
-	if (q_tail)
-		q_tail->qnext = r;
+	if (*tail)
+		(*tail)->qnext = r;
 	else
-		q_head = r;
-	q_tail = r;
+		*head = r;
+	*tail = r;
+}
+
+static void queue_push(struct poll_rec *r)
+{
+	list_append(&q_head, &q_tail, r);
+}
+
+/* Move up to max of ctx's queued records, in order, from the queue to the
+ * end of the list head/tail.  Returns how many moved. */
+static long take_ctx(io_context_t ctx, long max, struct poll_rec **head,
+		     struct poll_rec **tail)
+{
+	struct poll_rec *r, *prev = NULL, *next;
+	long n = 0;
+
+	for (r = q_head; r && n < max; r = next) {
+		next = r->qnext;
+		if (r->ctx != ctx) {
+			prev = r;
+			continue;
+		}
+		if (prev)
+			prev->qnext = next;
+		else
+			q_head = next;
+		if (q_tail == r)
+			q_tail = prev;
+		list_append(head, tail, r);
+		n++;
+	}
+	return n;
 }
 
 static void prep_bell(struct iocb *b, struct poll_rec *r)
@@ -139,20 +172,11 @@ static int open_bellfd(void);
 /* Take ctx's records out of the queue; free them if asked. */
 static void unqueue_ctx(io_context_t ctx, int free_them)
 {
-	struct poll_rec *r, *prev = NULL, *next;
+	struct poll_rec *head = NULL, *tail = NULL, *r, *next;
 
-	for (r = q_head; r; r = next) {
+	take_ctx(ctx, LONG_MAX, &head, &tail);
+	for (r = head; r; r = next) {
 		next = r->qnext;
-		if (r->ctx != ctx) {
-			prev = r;
-			continue;
-		}
-		if (prev)
-			prev->qnext = next;
-		else
-			q_head = next;
-		if (q_tail == r)
-			q_tail = prev;
 		r->qnext = NULL;
 		if (free_them)
 			rec_free(r);
@@ -175,23 +199,13 @@ static int flush(void)
 
 	while (q_head) {
 		struct iocb *list[BELL_BATCH];
-		struct poll_rec *grp[BELL_BATCH], *r, *prev = NULL, *next;
+		struct poll_rec *grp[BELL_BATCH], *r, *bh = NULL, *bt = NULL;
 		io_context_t ctx = q_head->ctx;
 		long n = 0, i, ret;
 
 		/* Take up to BELL_BATCH records of ctx out of the queue. */
-		for (r = q_head; r && n < BELL_BATCH; r = next) {
-			next = r->qnext;
-			if (r->ctx != ctx) {
-				prev = r;
-				continue;
-			}
-			if (prev)
-				prev->qnext = next;
-			else
-				q_head = next;
-			if (q_tail == r)
-				q_tail = prev;
+		take_ctx(ctx, BELL_BATCH, &bh, &bt);
+		for (r = bh; r; r = r->qnext) {
 			prep_bell(&bells[n], r);
 			list[n] = &bells[n];
 			grp[n++] = r;
@@ -229,36 +243,11 @@ static int flush(void)
 			}
 		}
 		/* The rest wait for the next round, in order. */
-		for (; i < n; i++) {
-			grp[i]->qnext = NULL;
-			if (keep_tail)
-				keep_tail->qnext = grp[i];
-			else
-				keep_head = grp[i];
-			keep_tail = grp[i];
-		}
-		if (ret == -EAGAIN || ret == -ENOMEM || (ret >= 0 && ret < n)) {
-			/* ctx is full: set all its other records aside too. */
-			for (r = q_head, prev = NULL; r; r = next) {
-				next = r->qnext;
-				if (r->ctx != ctx) {
-					prev = r;
-					continue;
-				}
-				if (prev)
-					prev->qnext = next;
-				else
-					q_head = next;
-				if (q_tail == r)
-					q_tail = prev;
-				r->qnext = NULL;
-				if (keep_tail)
-					keep_tail->qnext = r;
-				else
-					keep_head = r;
-				keep_tail = r;
-			}
-		}
+		for (; i < n; i++)
+			list_append(&keep_head, &keep_tail, grp[i]);
+		/* ctx is full: set all its other records aside too. */
+		if (ret == -EAGAIN || ret == -ENOMEM || (ret >= 0 && ret < n))
+			take_ctx(ctx, LONG_MAX, &keep_head, &keep_tail);
 	}
 	q_head = keep_head;
 	q_tail = keep_tail;
