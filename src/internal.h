@@ -40,25 +40,23 @@ long kernel_getevents_ts64(io_context_t ctx, long min_nr, long nr,
 			   struct io_event *ev, const void *ts,
 			   const sigset_t *mask, int with_mask);
 
-/* A user pointer the kernel would refuse with EFAULT without looking. */
+/*
+ * A user pointer the kernel would refuse with EFAULT without looking: the
+ * first page, or anything at or above USER_TOP.  No user mapping lives
+ * above 2^56 on x86_64 (even with 5-level paging) or aarch64: that is
+ * kernel space; nothing above 0xffffe000 is user memory for a 32-bit
+ * process (the i386 compat limit on x86_64; native splits end lower).
+ * One unsigned compare covers both ends: below 4096 wraps around.
+ */
+#if UINTPTR_MAX > 0xffffffffu
+# define USER_TOP	((uintptr_t)1 << 56)
+#else
+# define USER_TOP	((uintptr_t)0xffffe000u)
+#endif
+
 static inline int obviously_bad_pointer(const void *p)
 {
-	uintptr_t a = (uintptr_t)p;
-
-	if (a < 4096)
-		return 1;
-#if UINTPTR_MAX > 0xffffffffu
-	/* No user mapping lives above 2^56 on x86_64 (even with 5-level
-	 * paging) or aarch64: that is kernel space. */
-	if (a >> 56)
-		return 1;
-#else
-	/* Nothing above 0xffffe000 is user memory for a 32-bit process
-	 * (the i386 compat limit on x86_64; native splits end lower). */
-	if (a >= 0xffffe000u)
-		return 1;
-#endif
-	return 0;
+	return (uintptr_t)p - 4096 >= USER_TOP - 4096;
 }
 
 #endif /* LIBAIO_INTERNAL_H */

@@ -21,33 +21,17 @@
 #include "registry.h"
 #include "ring.h"
 
-#define TABLE_SIZE	4096u		/* power of two */
-#define MAX_PROBE	32u
-
-static struct ctx_entry table[TABLE_SIZE];
+struct ctx_entry registry_table[REGISTRY_SIZE];
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static inline unsigned slot_of(uintptr_t key)
+/* Past the home slot (which registry_lookup tries inline). */
+struct ctx_entry *registry_lookup_probe(uintptr_t key, unsigned s)
 {
-	/* Rings are page aligned: drop the page offset, then mix. */
-	uint64_t h = (uint64_t)(key >> 12) * 0x9e3779b97f4a7c15ull;
+	unsigned i;
 
-	return (unsigned)(h >> 40) & (TABLE_SIZE - 1);
-}
-
-struct ctx_entry *registry_lookup(io_context_t ctx)
-{
-	uintptr_t key = (uintptr_t)ctx;
-	unsigned i, s = slot_of(key);
-
-	/* NULL and 1 are the marker keys of empty and freed slots, never a
-	 * context: without this, io_getevents(NULL, ...) "found" an empty
-	 * slot and reaped a ring at address 0. */
-	if (key == KEY_EMPTY || key == KEY_TOMBSTONE)
-		return NULL;
 	/* Relaxed: a hit is confirmed again under the reap lock's acquire. */
-	for (i = 0; i < MAX_PROBE; i++) {
-		struct ctx_entry *e = &table[(s + i) & (TABLE_SIZE - 1)];
+	for (i = 1; i < REGISTRY_MAX_PROBE; i++) {
+		struct ctx_entry *e = &registry_table[(s + i) & (REGISTRY_SIZE - 1)];
 		uintptr_t k = atomic_load_explicit(&e->key, memory_order_relaxed);
 
 		if (k == key)
@@ -104,7 +88,7 @@ void registry_add(io_context_t ctx)
 {
 	const struct aio_ring *r = (const struct aio_ring *)ctx;
 	uintptr_t key = (uintptr_t)ctx;
-	unsigned i, s = slot_of(key), nr;
+	unsigned i, s = registry_slot(key), nr;
 
 	if (features_disabled() & DISABLE_RING)
 		return;
@@ -134,8 +118,8 @@ void registry_add(io_context_t ctx)
 			return;
 		wait_a_moment();
 	}
-	for (i = 0; i < MAX_PROBE; i++) {
-		struct ctx_entry *e = &table[(s + i) & (TABLE_SIZE - 1)];
+	for (i = 0; i < REGISTRY_MAX_PROBE; i++) {
+		struct ctx_entry *e = &registry_table[(s + i) & (REGISTRY_SIZE - 1)];
 		uintptr_t k = atomic_load_explicit(&e->key, memory_order_relaxed);
 		unsigned expected = 0;
 
@@ -257,7 +241,7 @@ void registry_end_destroy(struct ctx_entry *e, int destroyed)
  */
 static void registry_forget_all(void)
 {
-	memset((void *)table, 0, sizeof(table));
+	memset((void *)registry_table, 0, sizeof(registry_table));
 	pthread_mutex_init(&table_lock, NULL);
 }
 

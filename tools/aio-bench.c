@@ -336,8 +336,37 @@ static void targets(void)
 			report_target("reap", what,
 				      ratio_of("reap", "ours-ring", "io_uring-cq",
 					       param), 1.0);
+			/* Say so when the ring itself, with no library at
+			 * all, is already dearer than io_uring. */
+			if (ratio_of("reap", "ring-copy-floor", "io_uring-cq",
+				     param) < 1.0)
+				report_line("reap",
+					    "%s: even ring-copy-floor (a bare copy "
+					    "of the kernel's 32-byte events) costs "
+					    "%.2fx io_uring-cq (16-byte CQEs): no "
+					    "AIO ring reaper can beat io_uring "
+					    "here.", param,
+					    1.0 / ratio_of("reap", "ring-copy-floor",
+							   "io_uring-cq", param));
 		}
 #endif
+		/* "Within 1.3x of the copy floor" at 256, against both
+		 * floors: a warm buffer, and the ring just filled. */
+		if (has(opt.batches, opt.nbatches, 256)) {
+			static const char *const floors[] = {
+				"copy-floor", "ring-copy-floor",
+			};
+
+			for (i = 0; i < 2; i++) {
+				snprintf(what, sizeof(what),
+					 "ours-ring within 1.3x of %s, batch=256",
+					 floors[i]);
+				report_target("reap", what,
+					      ratio_of("reap", "ours-ring",
+						       floors[i], "batch=256"),
+					      1.0 / 1.3);
+			}
+		}
 	}
 	if (opt.workloads & WL_LOOP) {
 		for (p = 0; p < opt.nprocs; p++) {
