@@ -4,6 +4,7 @@
 # by packaging/build-deb.sh), packaging/libaio.spec an RPM spec.
 EXTRA_DIST += \
 	packaging/build-deb.sh \
+	packaging/build-rpm.sh \
 	packaging/libaio.spec \
 	packaging/debian/changelog \
 	packaging/debian/control \

@@ -5,7 +5,7 @@ set -e
 pkgs="build-essential autoconf automake libtool autoconf-archive pkg-config
 check libsubunit-dev valgrind clang libclang-rt-dev liburing-dev libaio-dev
 libaio1 fio qemu-utils strace abigail-tools mandoc groff man-db gcc-multilib
-g++ dpkg-dev debhelper fakeroot python3"
+g++ dpkg-dev debhelper fakeroot rpm python3"
 pkgs32="check:i386 libsubunit-dev:i386 libaio1:i386 libc6-dev:i386"
 export DEBIAN_FRONTEND=noninteractive
 missing=""

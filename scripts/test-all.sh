@@ -3,14 +3,15 @@
 # missing, then build and run every test job from a clean build directory.
 # Jobs: the suite in all six library modes, distcheck, the -m32 build,
 # ASan+UBSan, TSan, valgrind memcheck, a short fuzz run, the .deb build and
-# install test.  JOBS="check distcheck ..." runs a subset.
+# install test, the RPM build and its content checks.  JOBS="check
+# distcheck ..." runs a subset.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
 sh scripts/install-deps.sh --with-i386
 autoreconf -fi >/dev/null 2>&1
 
-JOBS=${JOBS:-"check distcheck m32 sanitizers valgrind fuzz deb"}
+JOBS=${JOBS:-"check distcheck m32 sanitizers valgrind fuzz deb rpm"}
 export LIBAIO_SOAK_SECONDS=${LIBAIO_SOAK_SECONDS:-5}
 results=()
 failed=0
@@ -41,6 +42,16 @@ job_distcheck() {
 	cd "$top"
 }
 
+# The tarball of the build-ci tree (job check) through rpmbuild, or of a
+# fresh configure when that job did not run.
+job_rpm() {
+	if [ -f "$top/build-ci/Makefile" ]; then
+		bash packaging/build-rpm.sh "$top/build-ci"
+	else
+		bash packaging/build-rpm.sh
+	fi
+}
+
 for j in $JOBS; do
 	case $j in
 	check) run_job check job_check ;;
@@ -50,6 +61,7 @@ for j in $JOBS; do
 	valgrind) run_job valgrind bash .ci/valgrind.sh ;;
 	fuzz) run_job fuzz bash .ci/fuzz.sh ;;
 	deb) run_job deb bash .ci/deb.sh ;;
+	rpm) run_job rpm job_rpm ;;
 	*) echo "unknown job $j"; exit 2 ;;
 	esac
 done

@@ -9,6 +9,11 @@
  * for the rest.  Calls with arguments the kernel would refuse, contexts
  * this process did not create, and rings that fail their checks all go
  * straight to the kernel, which gives the kernel's answer.
+ *
+ * Two paths do this: fast_getevents, inlined into the public functions,
+ * takes the common case (events waiting, nothing unusual) with no call
+ * and no stack frame; getevents_core does every case, and fast_getevents
+ * hands it anything else before touching the ring.
  */
 #include "config.h"
 
@@ -36,7 +41,8 @@ __attribute__((constructor)) static void detect_valgrind(void)
  * io_getevents wrapper.  Completions taken from the ring bypass it, so say
  * it here: bytes a completed read stored are defined.
  */
-static void tell_valgrind(const struct io_event *ev, long n)
+__attribute__((noinline)) static void
+tell_valgrind(const struct io_event *ev, long n)
 {
 	long i;
 
@@ -111,11 +117,8 @@ long kernel_getevents(io_context_t ctx, long min_nr, long nr,
 	return aio_sys_getevents(ctx, min_nr, nr, ev, w->ts);
 }
 
-/*
- * Everything after the ring: enter the kernel (or the pgetevents
- * emulation) for the rest.  Kept out of line so that the fast path below
- * stays small enough to need no stack frame of its own.
- */
+/* Everything after the ring: enter the kernel (or the pgetevents
+ * emulation) for the rest. */
 __attribute__((noinline)) static int
 kernel_part(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 	    const struct wait_spec *w, struct ctx_entry *e, long got)
@@ -141,9 +144,9 @@ kernel_part(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 	return (int)(got + ret);
 }
 
-static inline __attribute__((always_inline)) int
-core(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
-     const struct wait_spec *w)
+/* The whole call, every case: the ring first, then the kernel. */
+int getevents_core(io_context_t ctx, long min_nr, long nr,
+		   struct io_event *ev, const struct wait_spec *w)
 {
 	struct ctx_entry *e = NULL;
 	long got = 0;
@@ -175,10 +178,89 @@ core(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 	return kernel_part(ctx, min_nr, nr, ev, w, e, got);
 }
 
-int getevents_core(io_context_t ctx, long min_nr, long nr,
-		   struct io_event *ev, const struct wait_spec *w)
+/* Everything the fast path below leaves: out of line, and with at most
+ * six arguments, so that the fast path reaches them by a tail call. */
+__attribute__((noinline)) static int
+getevents_slow(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
+	       const void *ts)
 {
-	return core(ctx, min_nr, nr, ev, w);
+	struct wait_spec w = { ts, 0, 0, NULL };
+
+	return getevents_core(ctx, min_nr, nr, ev, &w);
+}
+
+__attribute__((noinline)) static int
+pgetevents_slow(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
+		const void *ts, const sigset_t *mask)
+{
+	struct wait_spec w = { ts, 0, 1, mask };
+
+	return getevents_core(ctx, min_nr, nr, ev, &w);
+}
+
+/* The fast path's copy of more than one event: memcpy is the quickest
+ * copy, but a call on the fast path itself would cost every call a stack
+ * frame, so this is reached by a tail call. */
+__attribute__((noinline)) static int
+take_many(struct ctx_entry *e, struct aio_ring *r, size_t nr, size_t head,
+	  size_t n, struct io_event *ev)
+{
+	struct ring_pos p = { r, nr, head, n };
+
+	ring_copy(&p, ev);
+	ring_publish(&p);
+	reap_excl_release(e);
+	return (int)n;
+}
+
+/*
+ * io_getevents' fast path, with no call in it but tail calls, so that the
+ * common case needs no stack frame and saves few registers: arguments the
+ * kernel would accept, no signal mask, a context in its home registry
+ * slot whose lock is free, at least min_nr events already in the ring,
+ * and neither poll emulation nor valgrind to tell.  Anything else goes to
+ * getevents_core (through getevents_slow/pgetevents_slow) having taken
+ * nothing.
+ * The two flags are read after the tail, as after_reap reads them after
+ * the copy: a doorbell among these events was submitted after its flag
+ * was set.
+ */
+static inline __attribute__((always_inline)) int
+fast_getevents(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
+	       const void *ts, int pget)
+{
+	struct ctx_entry *e;
+	struct ring_pos p;
+	long n;
+	int flags;
+
+	if (unlikely(min_nr < 0 || min_nr > nr || obviously_bad_pointer(ev) ||
+		     (ts && obviously_bad_pointer(ts))))
+		goto slow;
+	e = registry_home(ctx);
+	if (unlikely(!e) || unlikely(reap_excl_try_once(e, (uintptr_t)ctx) <= 0))
+		goto slow;
+	n = ring_peek(e, nr, &p);
+	flags = atomic_load_explicit(&poll_emul_used, memory_order_relaxed);
+#ifdef HAVE_VALGRIND_HINTS
+	flags |= on_valgrind;
+#endif
+	if (unlikely(n < min_nr) || unlikely(flags)) {
+		reap_excl_release(e);
+		goto slow;
+	}
+	if (n > 1)
+		return take_many(e, p.r, p.nr, p.head, p.n, ev);
+	if (n == 1) {
+		ev[0] = p.r->events[p.head];
+		ring_publish(&p);
+	}
+	reap_excl_release(e);
+	return (int)n;
+slow:
+	if (pget)
+		return pgetevents_slow(ctx, min_nr, nr, ev, ts, NULL);
+	return getevents_slow(ctx, min_nr, nr, ev, ts);
 }
 
 int io_getevents_0_4(io_context_t ctx, long min_nr, long nr,
@@ -186,9 +268,7 @@ int io_getevents_0_4(io_context_t ctx, long min_nr, long nr,
 AIO_PUBLIC int io_getevents_0_4(io_context_t ctx, long min_nr, long nr,
 				struct io_event *events, struct timespec *timeout)
 {
-	struct wait_spec w = { timeout, 0, 0, NULL };
-
-	return core(ctx, min_nr, nr, events, &w);
+	return fast_getevents(ctx, min_nr, nr, events, timeout, 0);
 }
 AIO_SYMVER(io_getevents_0_4, "io_getevents@@LIBAIO_0.4");
 
@@ -196,15 +276,16 @@ AIO_PUBLIC int io_pgetevents(io_context_t ctx, long min_nr, long nr,
 			     struct io_event *events, struct timespec *timeout,
 			     sigset_t *sigmask)
 {
-	struct wait_spec w = { timeout, 0, 1, sigmask };
-
-	return core(ctx, min_nr, nr, events, &w);
+	/* With a mask the kernel must see the call (signals pending). */
+	if (sigmask)
+		return pgetevents_slow(ctx, min_nr, nr, events, timeout,
+				       sigmask);
+	return fast_getevents(ctx, min_nr, nr, events, timeout, 1);
 }
 
 AIO_PUBLIC int io_reap(io_context_t ctx, long nr, struct io_event *events)
 {
 	static const struct timespec zero = { 0, 0 };
-	struct wait_spec w = { &zero, 0, 0, NULL };
 
 	if (nr < 0)
 		return -EINVAL;
@@ -212,7 +293,7 @@ AIO_PUBLIC int io_reap(io_context_t ctx, long nr, struct io_event *events)
 		return 0;
 	if (obviously_bad_pointer(events))
 		return -EFAULT;
-	return core(ctx, 0, nr, events, &w);
+	return fast_getevents(ctx, 0, nr, events, &zero, 0);
 }
 
 AIO_PUBLIC int io_reaper_active(io_context_t ctx)

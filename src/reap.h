@@ -11,6 +11,11 @@
  * reap, and a ring that fails the checks is
  * left to the kernel (which reduces both indexes modulo its own size).
  * Only head is ever written, only forward, and never past the tail read.
+ *
+ * A reap is three steps, so that a caller can look before it takes:
+ * ring_peek (checks, and how many events are there), a copy, and
+ * ring_publish (the new head).  The caller holds the entry's exclusive
+ * reap lock throughout.
  */
 #ifndef LIBAIO_REAP_H
 #define LIBAIO_REAP_H
@@ -20,15 +25,22 @@
 #include "internal.h"
 #include "ring.h"
 
-/* Caller holds the entry's exclusive reap lock.  Returns the number of
- * events copied into ev (at most max), or -1 when the ring's header or
- * indexes cannot be trusted and the kernel must answer instead. */
-static inline long ring_reap(struct ctx_entry *e, struct io_event *ev,
-			     long max)
+struct ring_pos {
+	struct aio_ring *r;
+	size_t nr;		/* slots, as cached at io_setup */
+	size_t head;		/* first event to take */
+	size_t n;		/* how many to take */
+};
+
+/* Returns how many events a reap of at most max would take (also in
+ * p->n), or -1 when the ring's header or indexes cannot be trusted and
+ * the kernel must answer instead. */
+static inline __attribute__((always_inline)) long
+ring_peek(struct ctx_entry *e, long max, struct ring_pos *p)
 {
 	struct aio_ring *r = (struct aio_ring *)atomic_load_explicit(
 		&e->key, memory_order_relaxed);
-	size_t nr = e->nr, head, tail, avail, n, first;
+	size_t nr = e->nr, head, tail, avail;
 
 	/* The ring's own nr must agree with our copy: an entry left behind by
 	 * a ring moved with mremap may now name another ring of another size
@@ -41,28 +53,56 @@ static inline long ring_reap(struct ctx_entry *e, struct io_event *ev,
 	tail = ring_load_tail(r);
 	if (unlikely(head >= nr || tail >= nr))
 		return -1;
-	if (head == tail || max <= 0)
-		return 0;
-	avail = tail > head ? tail - head : nr - head + tail;
-	n = (size_t)max < avail ? (size_t)max : avail;
+	avail = tail >= head ? tail - head : nr - head + tail;
+	p->r = r;
+	p->nr = nr;
+	p->head = head;
+	p->n = max <= 0 ? 0 : (size_t)max < avail ? (size_t)max : avail;
+	return (long)p->n;
+}
 
-	/* At most two runs: up to the end of the ring, then from slot 0. */
-	first = nr - head;
-	if (first > n)
-		first = n;
-	if (n == 1) {
-		ev[0] = r->events[head];
-	} else {
-		memcpy(ev, &r->events[head], first * sizeof(*ev));
-		if (n > first)
-			memcpy(ev + first, &r->events[0], (n - first) * sizeof(*ev));
+/* At most two runs: up to the end of the ring, then from slot 0. */
+static inline void ring_copy(const struct ring_pos *p, struct io_event *ev)
+{
+	const struct io_event *src = &p->r->events[p->head];
+	size_t first = p->nr - p->head;
+
+	if (p->n == 1) {
+		ev[0] = *src;
+		return;
 	}
+	if (first > p->n)
+		first = p->n;
+	memcpy(ev, src, first * sizeof(*ev));
+	if (p->n > first)
+		memcpy(ev + first, &p->r->events[0],
+		       (p->n - first) * sizeof(*ev));
+}
 
-	head += n;
-	if (head >= nr)
-		head -= nr;
-	ring_store_head(r, (unsigned)head);
-	return (long)n;
+/* Hand the taken slots back to the kernel. */
+static inline void ring_publish(const struct ring_pos *p)
+{
+	size_t head = p->head + p->n;
+
+	if (head >= p->nr)
+		head -= p->nr;
+	ring_store_head(p->r, (unsigned)head);
+}
+
+/* Caller holds the entry's exclusive reap lock.  Returns the number of
+ * events copied into ev (at most max), or -1 when the ring's header or
+ * indexes cannot be trusted and the kernel must answer instead. */
+static inline long ring_reap(struct ctx_entry *e, struct io_event *ev,
+			     long max)
+{
+	struct ring_pos p;
+	long n = ring_peek(e, max, &p);
+
+	if (n <= 0)
+		return n;
+	ring_copy(&p, ev);
+	ring_publish(&p);
+	return n;
 }
 
 #endif /* LIBAIO_REAP_H */

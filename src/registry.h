@@ -78,6 +78,24 @@ static inline unsigned registry_slot(uintptr_t key)
  * tried inline and only a collision pays for a call.  Relaxed loads: a
  * hit is confirmed again under the reap lock's acquire.
  */
+/* The home slot's entry if it holds ctx, else NULL (ctx may still be
+ * further along the probe chain): a lookup with no call in it. */
+static inline struct ctx_entry *registry_home(io_context_t ctx)
+{
+	uintptr_t key = (uintptr_t)ctx;
+	struct ctx_entry *e = &registry_table[registry_slot(key)];
+
+	/* Relaxed: confirmed again under the reap lock's acquire.  Keys 0
+	 * and 1 mark empty and freed slots, never a context. */
+	if (__builtin_expect(key > KEY_TOMBSTONE &&
+				     atomic_load_explicit(&e->key,
+							  memory_order_relaxed) ==
+					     key,
+			     1))
+		return e;
+	return NULL;
+}
+
 static inline struct ctx_entry *registry_lookup(io_context_t ctx)
 {
 	uintptr_t key = (uintptr_t)ctx;
@@ -105,13 +123,14 @@ int reap_excl_contended(struct ctx_entry *e, uintptr_t key);
 void reap_shared_enter(struct ctx_entry *e);
 
 /*
- * Take the ring for a user-space reap.  Returns 1 when the caller owns it
- * (and must call reap_excl_release), 0 when it must reap via the kernel.
- * The uncontended case is one compare-and-swap (acquire, pairing with the
- * release in reap_excl_release or with the store that filled the slot),
- * or none at all in a single-threaded process.
+ * One attempt at taking the ring for a user-space reap, never waiting:
+ * 1 when the caller owns it (and must call reap_excl_release), 0 when the
+ * entry no longer belongs to key, -1 when someone else holds or counts on
+ * it.  The uncontended case is one compare-and-swap (acquire, pairing with
+ * the release in reap_excl_release or with the store that filled the
+ * slot), or none at all in a single-threaded process.
  */
-static inline int reap_excl_try(struct ctx_entry *e, uintptr_t key)
+static inline int reap_excl_try_once(struct ctx_entry *e, uintptr_t key)
 {
 	unsigned expected = 0;
 
@@ -126,7 +145,7 @@ static inline int reap_excl_try(struct ctx_entry *e, uintptr_t key)
 	 */
 	if (__libc_single_threaded) {
 		if (atomic_load_explicit(&e->state, memory_order_relaxed) != 0)
-			return reap_excl_contended(e, key);
+			return -1;
 		atomic_store_explicit(&e->state, ST_EXCL, memory_order_relaxed);
 	} else
 #endif
@@ -134,15 +153,28 @@ static inline int reap_excl_try(struct ctx_entry *e, uintptr_t key)
 				     &e->state, &expected, ST_EXCL,
 				     memory_order_acquire, memory_order_relaxed),
 			     0))
-		return reap_excl_contended(e, key);
+		return -1;
 
 	/* Relaxed: the acquire above orders it after the key's store. */
 	if (__builtin_expect(atomic_load_explicit(&e->key, memory_order_relaxed) ==
 				     key,
 			     1))
 		return 1;
+	/* We took it from exactly 0 and nobody changes a held word, so 0
+	 * is what it was. */
 	atomic_store_explicit(&e->state, 0, memory_order_release);
 	return 0;
+}
+
+/* Take the ring, waiting for another user-space reaper if need be: 1 when
+ * the caller owns it, 0 when it must reap via the kernel. */
+static inline int reap_excl_try(struct ctx_entry *e, uintptr_t key)
+{
+	int got = reap_excl_try_once(e, key);
+
+	if (__builtin_expect(got >= 0, 1))
+		return got;
+	return reap_excl_contended(e, key);
 }
 
 /*

@@ -53,9 +53,12 @@ for key in "kernel:" "poll:" "pgetevents:" "ring reaper:" "== reap" "== loop" "=
 	"aio-poll-ours" "aio-poll-syscall" "series"; do
 	grep -q -- "$key" "$tmp/out" && pass "table has '$key'" || fail "table lacks '$key'"
 done
-# The bare ring copy must really have run: a number, not "-".
-grep -Eq "^ring-copy-floor +batch=[0-9]+ +[0-9]+\.[0-9]+ " "$tmp/out" &&
-	pass "ring-copy-floor measured" || fail "ring-copy-floor has no value"
+# The bare ring copy and the multi-threaded child must really have run:
+# a number, not "-".
+for series in ring-copy-floor ours-ring-mt; do
+	grep -Eq "^$series +batch=[0-9]+ +[0-9]+\.[0-9]+ " "$tmp/out" &&
+		pass "$series measured" || fail "$series has no value"
+done
 grep -Eq "ring reaper: +(on \(|off \()" "$tmp/out" &&
 	pass "ring reaper state" || fail "ring reaper state line"
 LIBAIO_DISABLE=ring "$bench" --workloads reap --time 0.01 --reps 1 --batches 1 >"$tmp/out" 2>&1

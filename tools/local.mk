@@ -8,8 +8,8 @@ aio_bench_SOURCES = \
 	tools/bench-util.c \
 	tools/bench-util.h \
 	# EOL
-aio_bench_CFLAGS = $(AM_CFLAGS)
-aio_bench_LDADD = libaio.la -ldl -lm
+aio_bench_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
+aio_bench_LDADD = libaio.la -ldl -lm $(PTHREAD_LIBS)
 if HAVE_LIBURING
 aio_bench_CFLAGS += $(LIBURING_CFLAGS)
 aio_bench_LDADD += $(LIBURING_LIBS)

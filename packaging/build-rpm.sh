@@ -1,0 +1,244 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# Build the RPM packages (libaio, libaio-devel) from packaging/libaio.spec
+# and check what they ship, provide and require.
+#
+#   packaging/build-rpm.sh [BUILDDIR | TARBALL] [OUTDIR]
+#
+# BUILDDIR: a configured build directory; `make dist` is run there (the
+#   tarball it makes stays there, as with any `make dist`).
+# TARBALL:  a libaio-VERSION.tar.xz made by `make dist`.
+# Neither:  the source tree is configured out of tree in a temporary
+#   directory and `make dist` is run there (the tree must hold configure:
+#   run autoreconf -fi first in a git checkout).
+# OUTDIR:   if given, the .rpm files are copied there.
+#
+# Everything else happens in one temporary directory, used as rpm's
+# %_topdir and %_tmppath, so neither ~/rpmbuild nor the source tree is
+# written.  One PASS or FAIL line is printed per check; the exit status is
+# 1 if the build or any check failed, 77 (skip) if rpmbuild is missing.
+# The test suite (%check) is skipped unless LIBAIO_RPM_CHECK=1, as in
+# build-deb.sh: CI runs it in its own job.  LIBAIO_RPM_KEEP=1 keeps the
+# temporary directory (build log, unpacked tree) for inspection.
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+arg=${1:-}
+out=${2:-}
+
+if ! command -v rpmbuild >/dev/null 2>&1; then
+	echo "build-rpm.sh: rpmbuild not found (apt-get install rpm / dnf install rpm-build): SKIP"
+	exit 77
+fi
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/libaio-rpm.XXXXXX")
+if [ "${LIBAIO_RPM_KEEP:-0}" = 1 ]; then
+	trap 'echo "build-rpm.sh: kept $tmp"' EXIT
+else
+	trap 'rm -rf "$tmp"' EXIT
+fi
+trap 'exit 1' INT TERM	# so that the EXIT trap runs on ^C as well
+mkdir -p "$tmp/SOURCES" "$tmp/tmp"
+
+# --- 1. the dist tarball -------------------------------------------------
+# rpmbuild -ta wants what a user gets: the tarball from `make dist`, whose
+# top directory is libaio-VERSION and which carries packaging/libaio.spec.
+if [ -z "$arg" ]; then
+	[ -x "$src/configure" ] ||
+		{ echo "build-rpm.sh: $src/configure missing: run autoreconf -fi there" >&2; exit 1; }
+	echo "=== configuring a fresh out-of-tree build in $tmp/obj for make dist"
+	mkdir "$tmp/obj"
+	(cd "$tmp/obj" && "$src/configure" >configure.log 2>&1 && make dist >dist.log 2>&1) ||
+		{ tail -n 30 "$tmp/obj/configure.log" "$tmp/obj/dist.log" 2>/dev/null; exit 1; }
+	tarballs=("$tmp"/obj/libaio-*.tar.xz)
+elif [ -d "$arg" ]; then
+	[ -f "$arg/Makefile" ] || { echo "build-rpm.sh: $arg is not a configured build directory" >&2; exit 1; }
+	echo "=== make dist in $arg"
+	make -C "$arg" dist >"$tmp/dist.log" 2>&1 || { tail -n 30 "$tmp/dist.log"; exit 1; }
+	# The version the tree builds now, not an older tarball lying there.
+	version=$(sed -n 's/^PACKAGE_VERSION = //p' "$arg/Makefile")
+	tarballs=("$arg/libaio-$version.tar.xz")
+else
+	tarballs=("$arg")
+fi
+if [ "${#tarballs[@]}" != 1 ] || [ ! -f "${tarballs[0]}" ]; then
+	echo "build-rpm.sh: no single dist tarball found (${tarballs[*]})" >&2
+	exit 1
+fi
+# A copy, so that rpmbuild -ta's %_sourcedir (the tarball's folder) is ours.
+cp "${tarballs[0]}" "$tmp/SOURCES/"
+tarball=$tmp/SOURCES/$(basename "${tarballs[0]}")
+echo "=== tarball: $(basename "$tarball")"
+
+# --- 2. rpmbuild ---------------------------------------------------------
+opts=(--define "_topdir $tmp" --define "_tmppath $tmp/tmp")
+# No -debuginfo/-debugsource packages: on Debian, find-debuginfo needs
+# eu-strip (elfutils) and rpm there does not enable them anyway; this also
+# keeps a Fedora host's build to the two packages checked below.
+opts+=(--define 'debug_package %{nil}')
+# The BuildRequires are Fedora package names.  Where rpm's database does
+# not know the compiler (Debian: build tools come from dpkg), skip the
+# dependency check; on an RPM distribution keep it.
+if ! rpm -q --quiet --whatprovides gcc 2>/dev/null; then
+	opts+=(--nodeps)
+fi
+# rpm's brp-compress (gzips the man pages) uses bash's `read -d` but
+# starts with #!/bin/sh; where /bin/sh is not bash (Debian's dash) it
+# compresses nothing.  Run it with bash so the pages end up as on Fedora.
+case $(readlink -f /bin/sh) in
+*/bash) ;;
+*)
+	if [ -n "$(rpm --eval '%{?__brp_compress}')" ] && command -v bash >/dev/null; then
+		opts+=(--define "__brp_compress $(command -v bash) %{_rpmconfigdir}/brp-compress %{?_prefix}")
+	fi
+	;;
+esac
+if [ "${LIBAIO_RPM_CHECK:-0}" = 1 ]; then
+	opts+=(--with check)
+else
+	opts+=(--without check)
+fi
+
+echo "=== rpmbuild -ta (log: $tmp/rpmbuild.log)"
+if ! rpmbuild -ta "${opts[@]}" "$tarball" >"$tmp/rpmbuild.log" 2>&1; then
+	tail -n 50 "$tmp/rpmbuild.log"
+	echo "FAIL: rpmbuild -ta $(basename "$tarball")"
+	exit 1
+fi
+grep '^Wrote: ' "$tmp/rpmbuild.log"
+
+# --- 3. checks -----------------------------------------------------------
+failed=0
+pass() { echo "PASS: $*"; }
+fail() { echo "FAIL: $*"; failed=1; }
+# check DESCRIPTION COMMAND...: one PASS/FAIL line from a command's status.
+check() {
+	local what=$1
+	shift
+	if "$@"; then pass "$what"; else fail "$what"; fi
+}
+not() { ! "$@"; }
+has_line() { grep -qxF -- "$1" "$2"; }		# exact line in a file
+has_match() { grep -qE -- "$1" "$2"; }		# extended regex in a file
+
+libdir=$(rpm --eval '%{_libdir}')
+includedir=$(rpm --eval '%{_includedir}')
+mandir=$(rpm --eval '%{_mandir}')
+isa=$(rpm --eval '%{?_isa}')
+# ELF dependencies carry "(64bit)" on 64-bit targets only.
+case $(rpm --eval '%{?__isa_bits}') in
+64) bits='(64bit)' ;;
+*) bits='' ;;
+esac
+
+rpms=("$tmp"/RPMS/*/*.rpm)
+runtime='' devel=''
+for f in "${rpms[@]}"; do
+	[ -e "$f" ] || continue
+	case $(rpm -qp --qf '%{NAME}' "$f") in
+	libaio) runtime=$f ;;
+	libaio-devel) devel=$f ;;
+	*) fail "unexpected package $(basename "$f")" ;;
+	esac
+done
+srpms=("$tmp"/SRPMS/libaio-*.src.rpm)
+check "source package built" test -f "${srpms[0]}"
+check "runtime package libaio built" test -n "$runtime"
+check "devel package libaio-devel built" test -n "$devel"
+[ -n "$runtime" ] && [ -n "$devel" ] || exit 1
+vr=$(rpm -qp --qf '%{VERSION}-%{RELEASE}' "$runtime")
+tarversion=$(basename "$tarball" .tar.xz)
+check "package version $vr matches the tarball ($tarversion)" test "libaio-${vr%-*}" = "$tarversion"
+
+q=$tmp/query
+mkdir "$q"
+for p in runtime devel; do
+	f=${!p}
+	rpm -qlp "$f" >"$q/$p.files"
+	rpm -qp --provides "$f" | sed 's/[[:space:]]*$//' >"$q/$p.provides"
+	rpm -qp --requires "$f" | sed 's/[[:space:]]*$//' >"$q/$p.requires"
+	# path and symlink target, one file a line
+	rpm -qp --qf '[%{FILENAMES} -> %{FILELINKTOS}\n]' "$f" >"$q/$p.links"
+done
+
+echo "=== $(basename "$runtime")"
+check "libaio ships $libdir/libaio.so.1.1.0" has_line "$libdir/libaio.so.1.1.0" "$q/runtime.files"
+check "libaio ships $libdir/libaio.so.1" has_line "$libdir/libaio.so.1" "$q/runtime.files"
+check "libaio.so.1 is a symlink to libaio.so.1.1.0" \
+	has_line "$libdir/libaio.so.1 -> libaio.so.1.1.0" "$q/runtime.links"
+check "libaio does not ship libaio.so (devel link)" \
+	not has_line "$libdir/libaio.so" "$q/runtime.files"
+check "libaio does not ship libaio.h" not has_line "$includedir/libaio.h" "$q/runtime.files"
+check "libaio provides libaio.so.1()$bits" has_line "libaio.so.1()$bits" "$q/runtime.provides"
+for v in 0.1 0.4 0.5 0.7; do
+	check "libaio provides libaio.so.1(LIBAIO_$v)$bits" \
+		has_line "libaio.so.1(LIBAIO_$v)$bits" "$q/runtime.provides"
+done
+# LIBAIO_0.6 holds the time64 entry points, which exist on 32-bit only.
+if [ -n "$bits" ]; then
+	check "libaio does not provide LIBAIO_0.6 (32-bit only)" \
+		not has_match '^libaio\.so\.1\(LIBAIO_0\.6\)' "$q/runtime.provides"
+else
+	check "libaio provides libaio.so.1(LIBAIO_0.6)" \
+		has_line "libaio.so.1(LIBAIO_0.6)" "$q/runtime.provides"
+fi
+check "libaio provides libaio$isa = $vr" has_line "libaio$isa = $vr" "$q/runtime.provides"
+check "libaio requires libc.so.6()$bits" has_line "libc.so.6()$bits" "$q/runtime.requires"
+# The library links only against libc (and, on old glibc, its split-out
+# parts): anything else, e.g. liburing or libcheck, would be a leak from
+# the tools or the tests.
+check "libaio requires nothing beyond libc, the loader and rpmlib" \
+	not grep -qvE '^(libc\.so\.6|libpthread\.so\.0|libdl\.so\.2|ld-linux[^ ]*|rtld\(GNU_HASH\)|rpmlib\(|/sbin/ldconfig)' \
+	"$q/runtime.requires"
+
+echo "=== $(basename "$devel")"
+check "libaio-devel ships $includedir/libaio.h" has_line "$includedir/libaio.h" "$q/devel.files"
+check "libaio-devel ships $libdir/libaio.so" has_line "$libdir/libaio.so" "$q/devel.files"
+# libtool points it at the real file; the soname link would do as well.
+check "libaio.so is a symlink to the runtime library" \
+	has_match "^$libdir/libaio\.so -> (libaio\.so\.1|libaio\.so\.1\.1\.0)\$" "$q/devel.links"
+check "libaio-devel ships $libdir/pkgconfig/libaio.pc" \
+	has_line "$libdir/pkgconfig/libaio.pc" "$q/devel.files"
+check "libaio-devel does not ship the shared library itself" \
+	not has_match '/libaio\.so\.1' "$q/devel.files"
+# Every section-3 and section-7 page of the tarball (the time64 names
+# included), compressed or not.
+pages=$(tar -tJf "$tarball" | sed -n "s|^$tarversion/man/\([A-Za-z0-9_]*\.[37]\)\$|\1|p" | sort)
+n3=0 n7=0 missing3='' missing7=''
+for page in $pages; do
+	sec=${page##*.}
+	if has_match "^$mandir/man$sec/${page//./\\.}(\.(gz|bz2|xz|zst))?\$" "$q/devel.files"; then
+		if [ "$sec" = 3 ]; then n3=$((n3 + 1)); else n7=$((n7 + 1)); fi
+	elif [ "$sec" = 3 ]; then
+		missing3="$missing3 $page"
+	else
+		missing7="$missing7 $page"
+	fi
+done
+check "libaio-devel ships all $(echo "$pages" | grep -c '\.3$') section-3 pages of the tarball ($n3 found)${missing3:+, missing:$missing3}" \
+	test -z "$missing3" -a "$n3" -gt 0
+check "libaio-devel ships the section-7 page libaio.7 ($n7 found)${missing7:+, missing:$missing7}" \
+	test -z "$missing7" -a "$n7" = 1
+for page in io_getevents_time64 io_pgetevents_time64; do
+	check "libaio-devel ships $page.3" has_match "^$mandir/man3/$page\.3(\.[a-z]+)?\$" "$q/devel.files"
+done
+check "libaio-devel provides pkgconfig(libaio) = ${vr%-*}" \
+	has_line "pkgconfig(libaio) = ${vr%-*}" "$q/devel.provides"
+check "libaio-devel requires libaio$isa = $vr" has_line "libaio$isa = $vr" "$q/devel.requires"
+
+echo "=== both packages"
+cat "$q/runtime.files" "$q/devel.files" >"$q/all.files"
+check "aio-bench and aio-bench.1 are in neither package" not has_match '/aio-bench(\.1)?' "$q/all.files"
+check "no libtool .la file is shipped" not has_match '\.la$' "$q/all.files"
+check "no file is in both packages" test -z "$(sort "$q/all.files" | uniq -d)"
+
+if [ -n "$out" ]; then
+	mkdir -p "$out"
+	cp "${rpms[@]}" "$out/"
+	[ ! -f "${srpms[0]}" ] || cp "${srpms[@]}" "$out/"
+	ls -l "$out"/*.rpm
+fi
+if [ "$failed" != 0 ]; then
+	echo "build-rpm.sh: FAILED"
+	exit 1
+fi
+echo "build-rpm.sh: all checks passed"
