@@ -72,12 +72,6 @@ static inline unsigned registry_slot(uintptr_t key)
 	return (unsigned)(h >> 40) & (REGISTRY_SIZE - 1);
 }
 
-/*
- * The entry for a context this process created, or NULL.  Lock-free: it
- * runs on every io_getevents, so the home slot (almost always the hit) is
- * tried inline and only a collision pays for a call.  Relaxed loads: a
- * hit is confirmed again under the reap lock's acquire.
- */
 /* The home slot's entry if it holds ctx, else NULL (ctx may still be
  * further along the probe chain): a lookup with no call in it. */
 static inline struct ctx_entry *registry_home(io_context_t ctx)
@@ -96,6 +90,12 @@ static inline struct ctx_entry *registry_home(io_context_t ctx)
 	return NULL;
 }
 
+/*
+ * The entry for a context this process created, or NULL.  Lock-free: it
+ * runs on every reap, so the home slot (almost always the hit) is tried
+ * inline and only a collision pays for a call.  Relaxed loads: a hit is
+ * confirmed again under the reap lock's acquire.
+ */
 static inline struct ctx_entry *registry_lookup(io_context_t ctx)
 {
 	uintptr_t key = (uintptr_t)ctx;
