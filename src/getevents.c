@@ -221,10 +221,20 @@ take_many(struct ctx_entry *e, struct aio_ring *r, size_t nr, size_t head,
  * home registry slot whose lock is free, at least min_nr events already
  * in the ring, and neither poll emulation nor valgrind to tell.  Anything
  * else goes to getevents_core (through getevents_slow/pgetevents_slow)
- * having taken nothing.  The two flags are read after the tail, as
+ * having taken nothing.  The two flags are read again after the tail, as
  * after_reap reads them after the copy: a doorbell among these events
  * was submitted after its flag was set.
  */
+static inline int reaps_need_core(void)
+{
+	int flags = atomic_load_explicit(&poll_emul_used, memory_order_relaxed);
+
+#ifdef HAVE_VALGRIND_HINTS
+	flags |= on_valgrind;
+#endif
+	return flags;
+}
+
 static inline __attribute__((always_inline)) int
 fast_getevents(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 	       const void *ts, int pget)
@@ -232,20 +242,19 @@ fast_getevents(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 	struct ctx_entry *e;
 	struct ring_pos p;
 	long n;
-	int flags;
 
+	/* The flags first as well: once set they stay set, and taking the
+	 * lock only to give it back would double every reap's locking
+	 * (under valgrind's one-thread-at-a-time scheduler, enough to make
+	 * io_destroy wait for seconds behind spinning reapers). */
 	if (unlikely(min_nr < 0 || min_nr > nr || obviously_bad_pointer(ev) ||
-		     (ts && obviously_bad_pointer(ts))))
+		     (ts && obviously_bad_pointer(ts)) || reaps_need_core()))
 		goto slow;
 	e = registry_home(ctx);
 	if (unlikely(!e) || unlikely(reap_excl_try_once(e, (uintptr_t)ctx) <= 0))
 		goto slow;
 	n = ring_peek(e, nr, &p);
-	flags = atomic_load_explicit(&poll_emul_used, memory_order_relaxed);
-#ifdef HAVE_VALGRIND_HINTS
-	flags |= on_valgrind;
-#endif
-	if (unlikely(n < min_nr) || unlikely(flags)) {
+	if (unlikely(n < min_nr) || unlikely(reaps_need_core())) {
 		reap_excl_release(e);
 		goto slow;
 	}

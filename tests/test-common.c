@@ -4,6 +4,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -24,6 +25,32 @@ int test_under_valgrind(void)
 #else
 	return 0;
 #endif
+}
+
+static const char *guarded_test;
+
+static void hang_guard_fired(int sig)
+{
+	static const char what[] = "hang guard: the test did not finish in time: ";
+	const char *t = guarded_test ? guarded_test : "?";
+
+	(void)sig;
+	/* Only async-signal-safe calls here. */
+	if (write(2, what, sizeof(what) - 1) < 0 ||
+	    write(2, t, strlen(t)) < 0 || write(2, "\n", 1) < 0)
+		abort();
+	abort();
+}
+
+void test_hang_guard(const char *test, unsigned seconds)
+{
+	if (!seconds) {
+		alarm(0);
+		return;
+	}
+	guarded_test = test;
+	signal(SIGALRM, hang_guard_fired);
+	alarm(test_under_valgrind() ? 3 * seconds : seconds);
 }
 
 unsigned char test_pattern(long long offset)

@@ -614,8 +614,8 @@ static void *blocked_waiter(void *arg)
 	return NULL;
 }
 
-/* Threads blocked with no timeout are woken by io_destroy with -EINVAL.
- * alarm() is the hang guard (the default action ends the test). */
+/* Threads blocked with no timeout are woken by io_destroy with -EINVAL
+ * (the hang guard ends the test if one is not). */
 START_TEST(destroy_wakes_blocked_waiters)
 {
 	struct waiter w[3];
@@ -624,7 +624,7 @@ START_TEST(destroy_wakes_blocked_waiters)
 	struct iocb cb, *p = &cb;
 	int pfd[2], k;
 
-	alarm(30);
+	test_hang_guard("destroy_wakes_blocked_waiters", 30);
 	ck_assert_int_eq(pipe(pfd), 0);
 	ck_assert_int_eq(io_setup(8, &c), 0);
 	/* A pending poll too, so the ring is not trivially idle. */
@@ -650,7 +650,7 @@ START_TEST(destroy_wakes_blocked_waiters)
 	c = NULL;
 	ck_assert_int_eq(io_setup(8, &c), 0);
 	ck_assert_int_eq(io_destroy(c), 0);
-	alarm(0);
+	test_hang_guard(NULL, 0);
 	close(pfd[0]);
 	close(pfd[1]);
 }
