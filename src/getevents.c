@@ -215,8 +215,8 @@ take_many(struct ctx_entry *e, struct aio_ring *r, size_t nr, size_t head,
 
 /*
  * io_getevents' fast path, with no call in it but tail calls, so that the
- * common case keeps nothing on the stack but four saved registers (x86-64,
- * GCC 12), where a call would cost a frame and six.  The common case:
+ * common case keeps nothing on the stack but a few saved registers (five
+ * on x86-64 with GCC 12), where a call would cost a frame and six.  The common case:
  * arguments the kernel would accept, no signal mask, a context in its
  * home registry slot whose lock is free, at least min_nr events already
  * in the ring, and neither poll emulation nor valgrind to tell.  Anything
