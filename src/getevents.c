@@ -213,18 +213,7 @@ take_many(struct ctx_entry *e, struct aio_ring *r, size_t nr, size_t head,
 	return (int)n;
 }
 
-/*
- * io_getevents' fast path, with no call in it but tail calls, so that the
- * common case keeps nothing on the stack but a few saved registers (five
- * on x86-64 with GCC 12), where a call would cost a frame and six.  The common case:
- * arguments the kernel would accept, no signal mask, a context in its
- * home registry slot whose lock is free, at least min_nr events already
- * in the ring, and neither poll emulation nor valgrind to tell.  Anything
- * else goes to getevents_core (through getevents_slow/pgetevents_slow)
- * having taken nothing.  The two flags are read again after the tail, as
- * after_reap reads them after the copy: a doorbell among these events
- * was submitted after its flag was set.
- */
+/* Set when every reaped batch must pass through after_reap. */
 static inline int reaps_need_core(void)
 {
 	int flags = atomic_load_explicit(&poll_emul_used, memory_order_relaxed);
@@ -235,6 +224,18 @@ static inline int reaps_need_core(void)
 	return flags;
 }
 
+/*
+ * io_getevents' fast path, with no call in it but tail calls, so that the
+ * common case keeps nothing on the stack but a few saved registers (five
+ * on x86-64 with GCC 12), where a call would cost a frame and six.  The
+ * common case: arguments the kernel would accept, no signal mask, a
+ * context in its home registry slot whose lock is free, at least min_nr
+ * events already in the ring, and neither poll emulation nor valgrind to
+ * tell.  Anything else goes to getevents_core (through getevents_slow or
+ * pgetevents_slow) having taken nothing.  The two flags are read again
+ * after the tail, as after_reap reads them after the copy: a doorbell
+ * among these events was submitted after its flag was set.
+ */
 static inline __attribute__((always_inline)) int
 fast_getevents(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 	       const void *ts, int pget)

@@ -24,13 +24,18 @@
 struct ctx_entry registry_table[REGISTRY_SIZE];
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* Past the home slot (which registry_lookup tries inline). */
-struct ctx_entry *registry_lookup_probe(uintptr_t key, unsigned s)
+struct ctx_entry *registry_lookup(io_context_t ctx)
 {
-	unsigned i;
+	uintptr_t key = (uintptr_t)ctx;
+	unsigned i, s = registry_slot(key);
 
+	/* NULL and 1 are the marker keys of empty and freed slots, never a
+	 * context: without this, io_getevents(NULL, ...) "found" an empty
+	 * slot and reaped a ring at address 0. */
+	if (key == KEY_EMPTY || key == KEY_TOMBSTONE)
+		return NULL;
 	/* Relaxed: a hit is confirmed again under the reap lock's acquire. */
-	for (i = 1; i < REGISTRY_MAX_PROBE; i++) {
+	for (i = 0; i < REGISTRY_MAX_PROBE; i++) {
 		struct ctx_entry *e = &registry_table[(s + i) & (REGISTRY_SIZE - 1)];
 		uintptr_t k = atomic_load_explicit(&e->key, memory_order_relaxed);
 

@@ -58,11 +58,10 @@ struct ctx_entry {
 #define REGISTRY_SIZE		4096u	/* slots; a power of two */
 #define REGISTRY_MAX_PROBE	32u
 
-/* Hidden: the inline lookup below then addresses it directly, not
+/* Hidden: the inline registry_home then addresses it directly, not
  * through the GOT (-fvisibility=hidden covers definitions only). */
 extern struct ctx_entry registry_table[REGISTRY_SIZE]
 	__attribute__((visibility("hidden")));
-struct ctx_entry *registry_lookup_probe(uintptr_t key, unsigned slot);
 
 static inline unsigned registry_slot(uintptr_t key)
 {
@@ -90,30 +89,9 @@ static inline struct ctx_entry *registry_home(io_context_t ctx)
 	return NULL;
 }
 
-/*
- * The entry for a context this process created, or NULL.  Lock-free: it
- * runs on every reap, so the home slot (almost always the hit) is tried
- * inline and only a collision pays for a call.  Relaxed loads: a hit is
- * confirmed again under the reap lock's acquire.
- */
-static inline struct ctx_entry *registry_lookup(io_context_t ctx)
-{
-	uintptr_t key = (uintptr_t)ctx;
-	unsigned s = registry_slot(key);
-	uintptr_t k = atomic_load_explicit(&registry_table[s].key,
-					   memory_order_relaxed);
-
-	/* NULL and 1 are the marker keys of empty and freed slots, never a
-	 * context: without this, io_getevents(NULL, ...) "found" an empty
-	 * slot and reaped a ring at address 0. */
-	if (__builtin_expect(key <= KEY_TOMBSTONE, 0))
-		return NULL;
-	if (__builtin_expect(k == key, 1))
-		return &registry_table[s];
-	if (k == KEY_EMPTY)
-		return NULL;
-	return registry_lookup_probe(key, s);
-}
+/* The entry for a context this process created, or NULL: the whole
+ * probe chain, out of line (the reap fast path uses registry_home). */
+struct ctx_entry *registry_lookup(io_context_t ctx);
 void registry_add(io_context_t ctx);
 /* io_destroy's part: mark dead before, finish or undo after the call. */
 struct ctx_entry *registry_begin_destroy(io_context_t ctx);

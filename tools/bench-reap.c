@@ -90,12 +90,20 @@ static int aio_fill(struct aio_side *s)
 	return 0;
 }
 
-/* Returns ns per event for this cell, or a negative value on failure. */
-static double aio_cell(struct aio_side *s, long batch)
+/* Takes exactly batch ready events into ev: 0, or -1 with s->why set. */
+typedef int reap_batch_fn(struct aio_side *s, struct io_event *ev, long batch);
+
+/*
+ * One cell: fill the ring (not timed), then time reaping it in calls of
+ * batch events until it is empty, again and again for the cell's time.
+ * Returns ns per event, or a negative value on failure.  Always inlined,
+ * so that each caller's reap function is a direct call.
+ */
+static inline __attribute__((always_inline)) double
+run_cell(struct aio_side *s, long batch, reap_batch_fn *reap)
 {
-	static const struct timespec zero = { 0, 0 };
 	uint64_t spent = 0, events = 0, t0, t1, budget, start;
-	long i, got;
+	long i;
 
 	budget = (uint64_t)(opt.cell_time * 1e9);
 	start = now_ns();
@@ -103,21 +111,34 @@ static double aio_cell(struct aio_side *s, long batch)
 		if (aio_fill(s))
 			return -1;
 		t0 = now_ns();
-		for (i = 0; i < FILL; i += batch) {
-			got = s->ops->getevents(s->ctx, batch, batch, evbuf + i,
-						(struct timespec *)&zero);
-			if (got != batch) {
-				snprintf(s->why, sizeof(s->why),
-					 "io_getevents returned %ld, want %ld",
-					 got, batch);
+		for (i = 0; i < FILL; i += batch)
+			if (reap(s, evbuf + i, batch))
 				return -1;
-			}
-		}
 		t1 = now_ns();
 		spent += t1 - t0;
 		events += FILL;
 	} while (t1 - start < budget && !interrupted);
 	return (double)spent / (double)events;
+}
+
+/* Through the library under test: min_nr = nr = batch, zero timeout. */
+static int reap_with_library(struct aio_side *s, struct io_event *ev,
+			     long batch)
+{
+	static const struct timespec zero = { 0, 0 };
+	long got = s->ops->getevents(s->ctx, batch, batch, ev,
+				     (struct timespec *)&zero);
+
+	if (got == batch)
+		return 0;
+	snprintf(s->why, sizeof(s->why), "io_getevents returned %ld, want %ld",
+		 got, batch);
+	return -1;
+}
+
+static double aio_cell(struct aio_side *s, long batch)
+{
+	return run_cell(s, batch, reap_with_library);
 }
 
 static double floor_cell(long batch)
@@ -208,44 +229,32 @@ struct bare_ring {
  * costs above this is the library's; what this costs above copy-floor is
  * the ring's (memory the kernel has just written, 32-byte events).
  */
-static double ring_floor_cell(struct aio_side *s, long batch)
+static int reap_bare(struct aio_side *s, struct io_event *ev, long batch)
 {
 	struct bare_ring *r = (struct bare_ring *)s->ctx;
-	uint64_t spent = 0, events = 0, t0, t1, budget, start;
 	unsigned head, tail, nr = r->nr, first, n = (unsigned)batch;
-	long i;
 
-	budget = (uint64_t)(opt.cell_time * 1e9);
-	start = now_ns();
-	do {
-		if (aio_fill(s))
-			return -1;
-		t0 = now_ns();
-		for (i = 0; i < FILL; i += batch) {
-			head = atomic_load_explicit(&r->head, memory_order_relaxed);
-			tail = atomic_load_explicit(&r->tail, memory_order_acquire);
-			if ((tail + nr - head) % nr < n) {
-				snprintf(s->why, sizeof(s->why),
-					 "ring holds %u events, want %ld",
-					 (tail + nr - head) % nr, batch);
-				return -1;
-			}
-			first = nr - head < n ? nr - head : n;
-			memcpy(evbuf + i, &r->events[head],
-			       first * sizeof(evbuf[0]));
-			if (first < n)
-				memcpy(evbuf + i + first, &r->events[0],
-				       (n - first) * sizeof(evbuf[0]));
-			head += n;
-			if (head >= nr)
-				head -= nr;
-			atomic_store_explicit(&r->head, head, memory_order_release);
-		}
-		t1 = now_ns();
-		spent += t1 - t0;
-		events += FILL;
-	} while (t1 - start < budget && !interrupted);
-	return (double)spent / (double)events;
+	head = atomic_load_explicit(&r->head, memory_order_relaxed);
+	tail = atomic_load_explicit(&r->tail, memory_order_acquire);
+	if ((tail + nr - head) % nr < n) {
+		snprintf(s->why, sizeof(s->why), "ring holds %u events, want %ld",
+			 (tail + nr - head) % nr, batch);
+		return -1;
+	}
+	first = nr - head < n ? nr - head : n;
+	memcpy(ev, &r->events[head], first * sizeof(*ev));
+	if (first < n)
+		memcpy(ev + first, &r->events[0], (n - first) * sizeof(*ev));
+	head += n;
+	if (head >= nr)
+		head -= nr;
+	atomic_store_explicit(&r->head, head, memory_order_release);
+	return 0;
+}
+
+static double ring_floor_cell(struct aio_side *s, long batch)
+{
+	return run_cell(s, batch, reap_bare);
 }
 
 #ifdef HAVE_LIBURING
