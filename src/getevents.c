@@ -70,22 +70,25 @@ tell_valgrind(const struct io_event *ev, long n)
 }
 #endif
 
-static inline void after_reap(struct io_event *ev, long n, int from_ring)
+/* Returns how many events remain: the poll emulation drops the doorbells
+ * of polls that a concurrent io_destroy took away. */
+static inline long after_reap(struct io_event *ev, long n, int from_ring)
 {
 	int emul = atomic_load_explicit(&poll_emul_used, memory_order_relaxed);
 
 #ifdef HAVE_VALGRIND_HINTS
 	if (likely(!(emul | (from_ring & on_valgrind))))
-		return;
-	if (emul)
-		poll_emul_translate(ev, n);
+		return n;
 	if (from_ring && on_valgrind)
 		tell_valgrind(ev, n);
+	if (emul)
+		n = poll_emul_translate(ev, n);
 #else
 	(void)from_ring;
 	if (unlikely(emul))
-		poll_emul_translate(ev, n);
+		n = poll_emul_translate(ev, n);
 #endif
+	return n;
 }
 
 static int timeout_is_zero(const struct wait_spec *w)
@@ -128,17 +131,21 @@ kernel_part(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 	/* got is 0 unless ev was usable: never offset a NULL pointer (UB). */
 	if (got)
 		ev += got;
-	if (e)
-		reap_shared_enter(e);
-	if (w->pget)
-		ret = kernel_pgetevents(ctx, min_nr - got, nr - got, ev, w);
-	else
-		ret = kernel_getevents(ctx, min_nr - got, nr - got, ev, w);
-	if (e)
-		reap_shared_exit(e);
+	do {
+		struct ctx_entry *counted = NULL;
 
-	if (ret > 0)
-		after_reap(ev, ret, 0);
+		if (e)
+			counted = reap_shared_enter(e, (uintptr_t)ctx);
+		if (w->pget)
+			ret = kernel_pgetevents(ctx, min_nr - got, nr - got, ev, w);
+		else
+			ret = kernel_getevents(ctx, min_nr - got, nr - got, ev, w);
+		if (counted)
+			reap_shared_exit(counted);
+		/* Everything reaped was swallowed (doorbells of polls that
+		 * an io_destroy took away): ask again, so that a blocking
+		 * call never returns 0 and a dead context answers -EINVAL. */
+	} while (ret > 0 && (ret = after_reap(ev, ret, 0)) == 0 && !got);
 	if (ret < 0)
 		return got ? (int)got : (int)ret;
 	return (int)(got + ret);
@@ -165,7 +172,7 @@ int getevents_core(io_context_t ctx, long min_nr, long nr,
 				got = 0;	/* untrusted ring: ask the kernel */
 			} else {
 				if (got)
-					after_reap(ev, got, 1);
+					got = after_reap(ev, got, 1);
 				/* With a mask and nothing reaped, let the kernel
 				 * apply it, so pending signals get through. */
 				if (got >= min_nr && (got || !w->mask))
@@ -310,9 +317,5 @@ AIO_PUBLIC int io_reap(io_context_t ctx, long nr, struct io_event *events)
 
 AIO_PUBLIC int io_reaper_active(io_context_t ctx)
 {
-	struct ctx_entry *e = registry_lookup(ctx);
-
-	if (!e)
-		return 0;
-	return !(atomic_load_explicit(&e->state, memory_order_relaxed) & ST_DEAD);
+	return registry_live(ctx);
 }

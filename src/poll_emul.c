@@ -494,17 +494,21 @@ next:
 
 /* --- completion, cancel, destroy --------------------------------------- */
 
-void poll_emul_translate(struct io_event *ev, long n)
+long poll_emul_translate(struct io_event *ev, long n)
 {
-	long i;
+	long i, out = 0;
 	int locked = 0;
 
 	for (i = 0; i < n; i++) {
 		struct poll_rec *r;
 		uint64_t token;
 
-		if (!helper_is_doorbell(ev[i].obj))
+		if (!helper_is_doorbell(ev[i].obj)) {
+			if (out != i)
+				ev[out] = ev[i];
+			out++;
 			continue;
+		}
 		if (!locked) {
 			pthread_mutex_lock(&pe_lock);
 			locked = 1;
@@ -514,20 +518,21 @@ void poll_emul_translate(struct io_event *ev, long n)
 		/* Relaxed: pe_lock orders it after the helper's store. */
 		if (r && atomic_load_explicit(&r->state, memory_order_relaxed) ==
 				 REC_DELIVERED) {
-			memcpy(&ev[i], &r->user_data, sizeof(r->user_data));
-			ev[i].obj = r->user;
-			ev[i].res = r->res;
-			ev[i].res2 = 0;
+			memcpy(&ev[out], &r->user_data, sizeof(r->user_data));
+			ev[out].obj = r->user;
+			ev[out].res = r->res;
+			ev[out].res2 = 0;
+			out++;
 			rec_free(r);
-		} else {
-			/* Only when the context was destroyed while this
-			 * thread was reaping it: the poll is gone. */
-			memset(&ev[i], 0, sizeof(ev[i]));
-			ev[i].res = (unsigned long)-ECANCELED;
 		}
+		/* Otherwise the context was destroyed while this thread was
+		 * reaping it, and the poll went with it: the event is dropped,
+		 * as the kernel drops the completions of a destroyed context
+		 * (an event with no iocb would crash io_queue_run). */
 	}
 	if (locked)
 		pthread_mutex_unlock(&pe_lock);
+	return out;
 }
 
 int poll_emul_cancel(io_context_t ctx, struct iocb *iocb, int *ret)

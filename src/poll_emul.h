@@ -17,8 +17,10 @@
 extern _Atomic int poll_emul_used;
 
 /* Rewrite the library's own wake-up events into the completions they
- * carry.  Runs on every batch reaped while poll_emul_used is set. */
-void poll_emul_translate(struct io_event *ev, long n);
+ * carry, dropping those of polls a concurrent io_destroy took away.
+ * Runs on every batch reaped while poll_emul_used is set; returns how
+ * many events remain (in order, at the front of ev). */
+long poll_emul_translate(struct io_event *ev, long n);
 
 /* io_submit when emulation may be involved: same return convention. */
 int poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios);

@@ -11,7 +11,6 @@
 #include "config.h"
 
 #include <pthread.h>
-#include <sched.h>
 #include <string.h>
 #ifdef HAVE_VALGRIND_HINTS
 # include <valgrind/memcheck.h>
@@ -20,6 +19,7 @@
 #include "features.h"
 #include "registry.h"
 #include "ring.h"
+#include "syscall.h"
 
 struct ctx_entry registry_table[REGISTRY_SIZE];
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -47,40 +47,59 @@ struct ctx_entry *registry_lookup(io_context_t ctx)
 	return NULL;
 }
 
-static void wait_a_moment(void)
+/*
+ * Wait while a user-space reaper holds the ring: it is copying at most nr
+ * events, with no system call.  Spin briefly (the usual copy is shorter
+ * than a system call), then sleep on the state word in short steps, so
+ * that the holder gets the CPU even when it runs at a lower real-time
+ * priority on the same CPU (where a sched_yield loop would livelock).
+ * The holder's release is a plain store that wakes nobody, so each sleep
+ * is bounded; the futex returns at once if the word has already changed.
+ */
+static void wait_for_copy(struct ctx_entry *e, unsigned seen)
 {
-	sched_yield();
+	static const long step[2] = { 0, 50000 };	/* 50 us */
+	int i;
+
+	for (i = 0; i < 100; i++) {
+#if defined(__x86_64__) || defined(__i386__)
+		__builtin_ia32_pause();
+#endif
+		if (atomic_load_explicit(&e->state, memory_order_relaxed) != seen)
+			return;
+	}
+	sys_futex_wait_for((int *)&e->state, (int)seen, step);
 }
 
 /*
- * An entry already keyed by a brand-new ring's address is stale: its ring
- * was moved away with mremap (the kernel then knows the context by its new
- * address, which we never saw) and the address has been reused.  Its
- * cached nr belongs to the old ring, so refresh it under ST_DEAD, which
- * keeps user-space reapers out meanwhile.  Called with table_lock held.
+ * Called with table_lock held, for a ring address the kernel has just
+ * handed out: an entry already keyed by it is not a live context of ours.
+ * Either its ring was moved away with mremap (the kernel knows that
+ * context by its new address, which we never saw) or it is being
+ * destroyed, possibly with kernel reapers still counted on it.  Never
+ * wait here.  A quiet stale entry is refreshed in place; a busy or dying
+ * one is left alone and the new context stays unregistered (the kernel
+ * serves it).  Returns 1 when an entry with the key exists, 0 when the
+ * caller must add one.
  */
 static int refresh_stale(uintptr_t key, unsigned nr)
 {
 	struct ctx_entry *e = registry_lookup((io_context_t)key);
-	unsigned s;
+	unsigned quiet = 0;
 
 	if (!e)
 		return 0;
-	/*
-	 * Never wait here: the caller holds table_lock, and the entry may
-	 * belong to an io_destroy that needs that lock to finish (the kernel
-	 * hands the freed address to our io_setup while it still waits for
-	 * the old context's requests).  Report busy; the caller retries.
-	 */
-	s = atomic_load_explicit(&e->state, memory_order_relaxed);
-	if ((s & (ST_EXCL | ST_DEAD)) ||
-	    !atomic_compare_exchange_strong_explicit(
-		    &e->state, &s, s | ST_DEAD, memory_order_acquire,
-		    memory_order_relaxed))
-		return -1;
-	e->nr = nr;
-	/* Release: the next reaper to lock the entry sees the new nr. */
-	atomic_fetch_and_explicit(&e->state, ~ST_DEAD, memory_order_release);
+	/* Acquire: the last reaper's ring accesses happen before ours. */
+	if (atomic_compare_exchange_strong_explicit(&e->state, &quiet,
+						    ST_FILLING,
+						    memory_order_acquire,
+						    memory_order_relaxed)) {
+		e->nr = nr;
+		/* Release: the next reaper to lock the entry sees the new
+		 * nr. */
+		atomic_fetch_and_explicit(&e->state, ~ST_FILLING,
+					  memory_order_release);
+	}
 	return 1;
 }
 
@@ -111,17 +130,10 @@ void registry_add(io_context_t ctx)
 		VALGRIND_MAKE_MEM_DEFINED(r, AIO_RING_HEADER_LEN + (size_t)nr * 32);
 #endif
 
-	for (;;) {
-		int stale;
-
-		pthread_mutex_lock(&table_lock);
-		stale = refresh_stale(key, nr);
-		if (stale == 0)
-			break;		/* insert below, still locked */
+	pthread_mutex_lock(&table_lock);
+	if (refresh_stale(key, nr)) {
 		pthread_mutex_unlock(&table_lock);
-		if (stale > 0)
-			return;
-		wait_a_moment();
+		return;
 	}
 	for (i = 0; i < REGISTRY_MAX_PROBE; i++) {
 		struct ctx_entry *e = &registry_table[(s + i) & (REGISTRY_SIZE - 1)];
@@ -130,17 +142,17 @@ void registry_add(io_context_t ctx)
 
 		if (k != KEY_EMPTY && k != KEY_TOMBSTONE)
 			continue;
-		/* Claim it; fails while a stale reaper still passes through. */
+		/* Claim it; fails while a stale thread still counts on it. */
 		if (!atomic_compare_exchange_strong_explicit(
-			    &e->state, &expected, ST_DEAD, memory_order_acquire,
-			    memory_order_relaxed))
+			    &e->state, &expected, ST_FILLING,
+			    memory_order_acquire, memory_order_relaxed))
 			continue;
 		e->nr = nr;
 		atomic_store_explicit(&e->key, key, memory_order_relaxed);
-		/* Release: a reaper that sees ST_DEAD clear also sees key and
-		 * nr.  Clear only the flag: a thread still holding an old
-		 * pointer to this slot may have joined the kernel-reap count. */
-		atomic_fetch_and_explicit(&e->state, ~ST_DEAD, memory_order_release);
+		/* Release: a reaper that sees ST_FILLING clear also sees key
+		 * and nr. */
+		atomic_fetch_and_explicit(&e->state, ~ST_FILLING,
+					  memory_order_release);
 		break;
 	}
 	pthread_mutex_unlock(&table_lock);
@@ -148,18 +160,18 @@ void registry_add(io_context_t ctx)
 
 /*
  * Slow path of reap_excl_try.  Another user-space reaper holds the ring
- * only for the length of a copy, so wait for it; kernel reapers in flight
- * or a dying context send the caller to the kernel instead.
+ * only for the length of a copy, so wait for it; kernel reapers in flight,
+ * a dying context or a slot being filled send the caller to the kernel.
  */
 int reap_excl_contended(struct ctx_entry *e, uintptr_t key)
 {
 	for (;;) {
 		unsigned s = atomic_load_explicit(&e->state, memory_order_relaxed);
 
-		if (s & (ST_DEAD | ST_COUNT))
+		if (s & (ST_DEAD | ST_FILLING | ST_COUNT))
 			return 0;
 		if (s & ST_EXCL) {
-			wait_a_moment();
+			wait_for_copy(e, s);
 			continue;
 		}
 		if (atomic_compare_exchange_weak_explicit(
@@ -173,22 +185,74 @@ int reap_excl_contended(struct ctx_entry *e, uintptr_t key)
 	}
 }
 
-/* Acquire: pairs with the release of the last user-space reaper, so the
- * head it stored is in memory before the kernel reads it. */
-void reap_shared_enter(struct ctx_entry *e)
+/*
+ * The entry is dead, destroyed and counted on by nobody: make the slot
+ * free.  Several threads may try at once (io_destroy and kernel reapers
+ * that saw the count reach zero); only the one whose compare-and-swap
+ * finds the state exactly DEAD|DESTROYED does it.  If a thread joined
+ * the count meanwhile, it retires the entry when it leaves.
+ */
+static void retire(struct ctx_entry *e)
 {
-	for (;;) {
+	unsigned s = ST_DEAD | ST_DESTROYED;
+
+	/* Acquire: every counted reaper's exit happens before the reuse. */
+	if (!atomic_compare_exchange_strong_explicit(&e->state, &s, ST_FILLING,
+						     memory_order_acquire,
+						     memory_order_relaxed))
+		return;
+	atomic_store_explicit(&e->key, KEY_TOMBSTONE, memory_order_relaxed);
+	/* Release: a stale thread that finds the slot free sees the
+	 * tombstone, and the slot is reusable only after it. */
+	atomic_fetch_and_explicit(&e->state, ~ST_FILLING, memory_order_release);
+}
+
+/*
+ * Acquire: pairs with the release of the last user-space reaper, so the
+ * head it stored is in memory before the kernel reads it.  The count is
+ * joined even on a dying entry: while anyone counts on it, it keeps its
+ * key, and a new context at the same address stays unregistered (see the
+ * top of registry.h).  A slot being refilled, or one that now holds
+ * another key, is not ctx's: look ctx up again.
+ */
+struct ctx_entry *reap_shared_enter(struct ctx_entry *e, uintptr_t key)
+{
+	int lookups = 0;
+
+	while (e) {
 		unsigned s = atomic_load_explicit(&e->state, memory_order_relaxed);
 
 		if (s & ST_EXCL) {
-			wait_a_moment();
+			wait_for_copy(e, s);
 			continue;
 		}
-		if (atomic_compare_exchange_weak_explicit(
-			    &e->state, &s, s + 1, memory_order_acquire,
-			    memory_order_relaxed))
-			return;
+		if (!(s & ST_FILLING)) {
+			if (!atomic_compare_exchange_weak_explicit(
+				    &e->state, &s, s + 1, memory_order_acquire,
+				    memory_order_relaxed))
+				continue;
+			if (atomic_load_explicit(&e->key, memory_order_relaxed) ==
+			    key)
+				return e;
+			reap_shared_exit(e);
+		}
+		if (++lookups > 4)
+			break;
+		e = registry_lookup((io_context_t)key);
 	}
+	/* No entry holds ctx (or it kept changing under us): the kernel
+	 * answers alone, as for a context the library never saw. */
+	return NULL;
+}
+
+/* Release: the kernel reap is finished before the count says so. */
+void reap_shared_exit(struct ctx_entry *e)
+{
+	unsigned old = atomic_fetch_sub_explicit(&e->state, 1,
+						 memory_order_release);
+
+	if ((old & (ST_DESTROYED | ST_COUNT)) == (ST_DESTROYED | 1))
+		retire(e);
 }
 
 struct ctx_entry *registry_begin_destroy(io_context_t ctx)
@@ -202,10 +266,10 @@ struct ctx_entry *registry_begin_destroy(io_context_t ctx)
 
 		if (atomic_load_explicit(&e->key, memory_order_relaxed) !=
 			    (uintptr_t)ctx ||
-		    (s & ST_DEAD))
+		    (s & (ST_DEAD | ST_FILLING)))
 			return NULL;	/* freed meanwhile, or another destroyer */
 		if (s & ST_EXCL) {
-			wait_a_moment();
+			wait_for_copy(e, s);
 			continue;
 		}
 		/* Acquire: the last reaper's ring accesses happen before ours. */
@@ -216,24 +280,32 @@ struct ctx_entry *registry_begin_destroy(io_context_t ctx)
 	}
 }
 
-void registry_end_destroy(struct ctx_entry *e, int destroyed)
+/*
+ * Whatever the kernel answered, the ring at this address is no longer one
+ * the library may read: the context is gone, or it was destroyed (or moved
+ * away with mremap) behind the library's back.  So the entry never comes
+ * back to life; it is retired once nobody counts on it.
+ */
+void registry_end_destroy(struct ctx_entry *e)
 {
+	unsigned old;
+
 	if (!e)
 		return;
-	if (!destroyed) {
-		atomic_fetch_and_explicit(&e->state, ~ST_DEAD, memory_order_release);
-		return;
-	}
-	/* The kernel has woken its sleepers; wait for them to leave. */
-	while (atomic_load_explicit(&e->state, memory_order_acquire) & ST_COUNT)
-		wait_a_moment();
-	pthread_mutex_lock(&table_lock);
-	atomic_store_explicit(&e->key, KEY_TOMBSTONE, memory_order_relaxed);
-	/* Release: a stale reaper that locks the slot sees the tombstone.
-	 * Clear only the flag, keeping the count of a late kernel reaper
-	 * that joined after the wait above (its exit must find it). */
-	atomic_fetch_and_explicit(&e->state, ~ST_DEAD, memory_order_release);
-	pthread_mutex_unlock(&table_lock);
+	/* Acq_rel: retire below must see the exits that brought the count
+	 * to zero; a reaper that sees DESTROYED sees our syscall done. */
+	old = atomic_fetch_or_explicit(&e->state, ST_DESTROYED,
+				       memory_order_acq_rel);
+	if (!(old & ST_COUNT))
+		retire(e);
+}
+
+int registry_live(io_context_t ctx)
+{
+	struct ctx_entry *e = registry_lookup(ctx);
+
+	return e && !(atomic_load_explicit(&e->state, memory_order_relaxed) &
+		      (ST_DEAD | ST_FILLING));
 }
 
 /*

@@ -19,8 +19,9 @@ AIO_PUBLIC int io_setup(int maxevents, io_context_t *ctxp)
 /*
  * The kernel unmaps the ring inside io_destroy, so no user-space reaper
  * may be inside it then: registry_begin_destroy waits for the one that may
- * be copying and shuts out later ones.  Threads blocked in io_getevents
- * are woken by the kernel with -EINVAL.
+ * be copying (a bounded copy, never a system call) and shuts out later
+ * ones.  Threads blocked in io_getevents are woken by the kernel with
+ * -EINVAL; nothing here waits for them to leave.
  */
 AIO_PUBLIC int io_destroy(io_context_t ctx)
 {
@@ -29,6 +30,6 @@ AIO_PUBLIC int io_destroy(io_context_t ctx)
 
 	poll_emul_forget(ctx);
 	ret = aio_sys_destroy(ctx);
-	registry_end_destroy(e, ret == 0);
+	registry_end_destroy(e);
 	return (int)ret;
 }

@@ -212,6 +212,21 @@ static inline long sys_futex_wait(int *addr, int val)
 			    NULL);
 }
 
+/* FUTEX_WAIT_PRIVATE with a relative timeout: two longs are the native
+ * futex call's timespec on every ABI this library is built for. */
+static inline long sys_futex_wait_for(int *addr, int val, const long ts[2])
+{
+#ifdef SYS_futex
+	return raw_syscall4(SYS_futex, addr, 128 /* FUTEX_WAIT_PRIVATE */, val,
+			    ts);
+#else
+	(void)addr;
+	(void)val;
+	(void)ts;
+	return -ENOSYS;
+#endif
+}
+
 static inline long sys_futex_wake(int *addr, int n)
 {
 	return raw_syscall3(SYS_futex, addr, 129 /* FUTEX_WAKE_PRIVATE */, n);

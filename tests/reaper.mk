@@ -10,3 +10,12 @@ if HAVE_CHECK
 TESTS += tests/reaper-valgrind.sh
 endif
 EXTRA_DIST += tests/reaper-valgrind.sh
+# tests: the reap lock and registry at the edges (abnormal exits, destroy
+# races, real-time priorities)
+if HAVE_CHECK
+check_PROGRAMS += tests/test-edges
+TESTS += tests/test-edges
+tests_test_edges_SOURCES = tests/test-edges.c $(test_common_sources)
+tests_test_edges_CFLAGS = $(test_cflags)
+tests_test_edges_LDADD = $(test_ldadd)
+endif

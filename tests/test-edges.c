@@ -1,0 +1,634 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The reap lock and the registry at the edges a hostile but legitimate
+ * program reaches: threads that never come back from a reap (siglongjmp
+ * out of a handler, asynchronous cancellation), a handler that runs while
+ * the context is destroyed, two destroyers beside reapers, io_queue_run
+ * beside io_destroy, and real-time priorities on one CPU.  The stock
+ * library is a plain system-call wrapper and survives all of these; so
+ * must we.  Each test arms a hang guard: a wait on another thread's
+ * progress shows up as a named failure, not a stuck run.
+ */
+#include "config.h"
+
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "test-common.h"
+
+/* n one-byte reads of fd that complete inside io_submit, tagged tag0.. */
+static void submit_reads(io_context_t ctx, int fd, struct iocb *cbs, int n,
+			 unsigned char *buf, uintptr_t tag0)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct iocb *p = &cbs[i];
+
+		io_prep_pread(&cbs[i], fd, buf + i, 1, i);
+		cbs[i].data = (void *)(tag0 + i);
+		ck_assert_int_eq(io_submit(ctx, 1, &p), 1);
+	}
+}
+
+/* Reap exactly n events and check their tags. */
+static void reap_tagged(io_context_t ctx, int n, uintptr_t tag0)
+{
+	struct io_event ev[8];
+	int got = 0, seen = 0, i;
+
+	ck_assert_int_le(n, 8);
+	while (got < n) {
+		int r = io_getevents(ctx, 1, n - got, ev, NULL);
+
+		ck_assert_int_gt(r, 0);
+		for (i = 0; i < r; i++) {
+			uintptr_t t = (uintptr_t)ev[i].data - tag0;
+
+			ck_assert_uint_lt(t, (unsigned)n);
+			ck_assert(!(seen & (1 << t)));
+			seen |= 1 << t;
+			ck_assert_int_eq((long)ev[i].res, 1);
+		}
+		got += r;
+	}
+}
+
+/* Is thread tid inside one of the kernel's reap calls right now?  The
+ * first field of /proc/self/task/TID/syscall is the call's number. */
+static int in_kernel_reap(pid_t tid)
+{
+	char path[64], line[128];
+	FILE *f;
+	long nr = -1;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (!fgets(line, sizeof(line), f) || sscanf(line, "%ld", &nr) != 1)
+		nr = -1;
+	fclose(f);
+#ifdef SYS_io_getevents
+	if (nr == SYS_io_getevents)
+		return 1;
+#endif
+#ifdef SYS_io_pgetevents
+	if (nr == SYS_io_pgetevents)
+		return 1;
+#endif
+#ifdef SYS_io_pgetevents_time64
+	if (nr == SYS_io_pgetevents_time64)
+		return 1;
+#endif
+	return 0;
+}
+
+/* Wait until tid sleeps in a kernel reap (the hang guard bounds it).
+ * Without /proc the wait is a plain pause: the tests stay meaningful
+ * whenever the thread did get that far. */
+static void wait_until_in_kernel_reap(pid_t tid)
+{
+	int i;
+
+	for (i = 0; i < 100000; i++) {
+		int r = in_kernel_reap(tid);
+
+		if (r != 0) {
+			if (r < 0)
+				usleep(20000);
+			return;
+		}
+		usleep(100);
+	}
+	ck_abort_msg("the reaping thread never entered the kernel");
+}
+
+struct blocker {
+	io_context_t ctx;
+	_Atomic pid_t tid;
+	_Atomic int result;	/* 1: the call returned; 2: longjmp'd out */
+	int async_cancel;
+};
+
+static sigjmp_buf blocker_jump;
+
+static void jump_out(int sig)
+{
+	(void)sig;
+	siglongjmp(blocker_jump, 1);
+}
+
+static void *block_in_reap(void *arg)
+{
+	struct blocker *b = arg;
+	struct io_event ev;
+
+	atomic_store(&b->tid, (pid_t)syscall(SYS_gettid));
+	if (b->async_cancel) {
+		pthread_setcancelstate(PTHREAD_CANCEL_ENABLE, NULL);
+		pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, NULL);
+	} else if (sigsetjmp(blocker_jump, 1)) {
+		atomic_store(&b->result, 2);
+		return NULL;
+	}
+	/* Nothing was submitted: this sleeps in the kernel until the
+	 * signal, the cancellation or the context's destruction. */
+	io_getevents(b->ctx, 1, 1, &ev, NULL);
+	atomic_store(&b->result, 1);
+	return NULL;
+}
+
+/* After a reaper vanished inside the kernel: the context still works,
+ * io_destroy returns, and a new context (often at the same address)
+ * works too. */
+static void context_survives_a_vanished_reaper(io_context_t ctx, int fd)
+{
+	io_context_t fresh = NULL;
+	struct iocb cbs[4];
+	unsigned char buf[4];
+
+	submit_reads(ctx, fd, cbs, 3, buf, 100);
+	reap_tagged(ctx, 3, 100);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	ck_assert_int_eq(io_setup(8, &fresh), 0);
+	submit_reads(fresh, fd, cbs, 4, buf, 200);
+	reap_tagged(fresh, 4, 200);
+	ck_assert_int_eq(io_destroy(fresh), 0);
+}
+
+START_TEST(siglongjmp_out_of_a_blocking_reap_wedges_nothing)
+{
+	struct blocker b = { NULL, 0, 0, 0 };
+	struct sigaction sa, old;
+	struct iocb cbs[2];
+	unsigned char buf[2];
+	pthread_t t;
+	int fd = test_tmpfile(4096);
+
+	test_hang_guard("siglongjmp_out_of_a_blocking_reap_wedges_nothing", 30);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = jump_out;
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGUSR1, &sa, &old), 0);
+	ck_assert_int_eq(io_setup(8, &b.ctx), 0);
+	/* One round through the ring first, so the context is known. */
+	submit_reads(b.ctx, fd, cbs, 2, buf, 0);
+	reap_tagged(b.ctx, 2, 0);
+
+	ck_assert_int_eq(pthread_create(&t, NULL, block_in_reap, &b), 0);
+	while (!atomic_load(&b.tid))
+		usleep(100);
+	wait_until_in_kernel_reap(atomic_load(&b.tid));
+	pthread_kill(t, SIGUSR1);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(atomic_load(&b.result), 2);
+
+	context_survives_a_vanished_reaper(b.ctx, fd);
+	sigaction(SIGUSR1, &old, NULL);
+	test_hang_guard(NULL, 0);
+	close(fd);
+}
+END_TEST
+
+START_TEST(asynchronous_cancel_of_a_blocking_reap_wedges_nothing)
+{
+	struct blocker b = { NULL, 0, 0, 1 };
+	pthread_t t;
+	void *ret;
+	int fd = test_tmpfile(4096);
+
+	test_hang_guard("asynchronous_cancel_of_a_blocking_reap_wedges_nothing",
+			30);
+	ck_assert_int_eq(io_setup(8, &b.ctx), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, block_in_reap, &b), 0);
+	while (!atomic_load(&b.tid))
+		usleep(100);
+	wait_until_in_kernel_reap(atomic_load(&b.tid));
+	ck_assert_int_eq(pthread_cancel(t), 0);
+	pthread_join(t, &ret);
+	ck_assert_ptr_eq(ret, PTHREAD_CANCELED);
+
+	context_survives_a_vanished_reaper(b.ctx, fd);
+	test_hang_guard(NULL, 0);
+	close(fd);
+}
+END_TEST
+
+/* A handler that stays until the main thread lets it go. */
+static int handler_gate[2];
+static _Atomic int handler_entered;
+
+static void linger(int sig)
+{
+	char c;
+
+	(void)sig;
+	atomic_store(&handler_entered, 1);
+	while (read(handler_gate[0], &c, 1) < 0)
+		;
+}
+
+START_TEST(destroy_does_not_wait_for_a_handler_that_interrupted_a_reap)
+{
+	struct blocker b = { NULL, 0, 0, 0 };
+	struct sigaction sa, old;
+	pthread_t t;
+
+	test_hang_guard("destroy_does_not_wait_for_a_handler_that_interrupted_a_reap",
+			30);
+	ck_assert_int_eq(pipe(handler_gate), 0);
+	atomic_store(&handler_entered, 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = linger;
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGUSR2, &sa, &old), 0);
+	ck_assert_int_eq(io_setup(8, &b.ctx), 0);
+	ck_assert_int_eq(pthread_create(&t, NULL, block_in_reap, &b), 0);
+	while (!atomic_load(&b.tid))
+		usleep(100);
+	wait_until_in_kernel_reap(atomic_load(&b.tid));
+	pthread_kill(t, SIGUSR2);
+	while (!atomic_load(&handler_entered))
+		usleep(100);
+	/* The other thread is inside its handler, its reap interrupted:
+	 * the stock library's io_destroy is one system call and returns. */
+	ck_assert_int_eq(io_destroy(b.ctx), 0);
+	ck_assert_int_eq(io_reaper_active(b.ctx), 0);
+	ck_assert_int_eq(write(handler_gate[1], "x", 1), 1);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(atomic_load(&b.result), 1);
+	sigaction(SIGUSR2, &old, NULL);
+	close(handler_gate[0]);
+	close(handler_gate[1]);
+	test_hang_guard(NULL, 0);
+}
+END_TEST
+
+struct race {
+	io_context_t ctx;
+	pthread_barrier_t go;
+	_Atomic int destroyed_ok, destroyed_einval, bad;
+	_Atomic int stop;
+};
+
+static void *destroyer(void *arg)
+{
+	struct race *r = arg;
+	int ret;
+
+	pthread_barrier_wait(&r->go);
+	ret = io_destroy(r->ctx);
+	if (ret == 0)
+		atomic_fetch_add(&r->destroyed_ok, 1);
+	else if (ret == -EINVAL)
+		atomic_fetch_add(&r->destroyed_einval, 1);
+	else
+		atomic_store(&r->bad, ret);
+	return NULL;
+}
+
+static void *nonblocking_reaper(void *arg)
+{
+	struct race *r = arg;
+	struct io_event ev[4];
+	struct timespec zero = { 0, 0 };
+
+	pthread_barrier_wait(&r->go);
+	while (!atomic_load(&r->stop)) {
+		int ret = io_getevents(r->ctx, 0, 4, ev, &zero);
+
+		if (ret == -EINVAL)
+			break;
+		if (ret < 0)
+			atomic_store(&r->bad, ret);
+	}
+	return NULL;
+}
+
+static void done_cb(io_context_t ctx, struct iocb *cb, long res, long res2)
+{
+	(void)ctx;
+	(void)res;
+	(void)res2;
+	ck_assert_ptr_nonnull(cb);
+}
+
+static void *queue_runner(void *arg)
+{
+	struct race *r = arg;
+
+	pthread_barrier_wait(&r->go);
+	while (!atomic_load(&r->stop)) {
+		int ret = io_queue_run(r->ctx);
+
+		if (ret == -EINVAL)
+			break;
+		if (ret < 0)
+			atomic_store(&r->bad, ret);
+	}
+	return NULL;
+}
+
+/*
+ * Two destroyers and two reapers start together.  Exactly one destroy
+ * succeeds; afterwards every call on the handle answers -EINVAL and
+ * io_reaper_active says 0.  (The second destroyer's system call can be
+ * the one that reaches the kernel first: the library must not bring the
+ * entry back to life when the first one's call then fails.)
+ */
+START_TEST(two_destroyers_beside_reapers_leave_nothing_alive)
+{
+	int round, rounds = test_under_valgrind() ? 20 : 400;
+	int fd = test_tmpfile(4096);
+
+	test_hang_guard("two_destroyers_beside_reapers_leave_nothing_alive", 60);
+	for (round = 0; round < rounds; round++) {
+		struct race r;
+		struct iocb cbs[4];
+		struct io_event ev[1];
+		struct timespec zero = { 0, 0 };
+		unsigned char buf[4];
+		pthread_t t[4];
+		int i;
+
+		memset(&r, 0, sizeof(r));
+		pthread_barrier_init(&r.go, NULL, 4);
+		ck_assert_int_eq(io_setup(8, &r.ctx), 0);
+		submit_reads(r.ctx, fd, cbs, 4, buf, 0);
+		pthread_create(&t[0], NULL, destroyer, &r);
+		pthread_create(&t[1], NULL, destroyer, &r);
+		pthread_create(&t[2], NULL, nonblocking_reaper, &r);
+		pthread_create(&t[3], NULL, nonblocking_reaper, &r);
+		pthread_join(t[0], NULL);
+		pthread_join(t[1], NULL);
+		ck_assert_int_eq(atomic_load(&r.destroyed_ok), 1);
+		ck_assert_int_eq(atomic_load(&r.destroyed_einval), 1);
+		ck_assert_int_eq(io_reaper_active(r.ctx), 0);
+		ck_assert_int_eq(io_getevents(r.ctx, 0, 1, ev, &zero), -EINVAL);
+		atomic_store(&r.stop, 1);
+		for (i = 2; i < 4; i++)
+			pthread_join(t[i], NULL);
+		ck_assert_int_eq(atomic_load(&r.bad), 0);
+		pthread_barrier_destroy(&r.go);
+	}
+	test_hang_guard(NULL, 0);
+	close(fd);
+}
+END_TEST
+
+/*
+ * io_queue_run in two threads while a third destroys the context, with
+ * reads and polls (emulated ones too, in that mode) completing meanwhile.
+ * Every event io_queue_run hands a callback must be one of ours: a
+ * completion the destroy swallowed may vanish, but never turn into an
+ * event with no callback (the stock io_queue_run would call it).
+ */
+START_TEST(io_queue_run_beside_destroy_gets_einval)
+{
+	int round, rounds = test_under_valgrind() ? 20 : 400;
+	int fd = test_tmpfile(4096), p[2];
+
+	test_hang_guard("io_queue_run_beside_destroy_gets_einval", 60);
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert_int_eq(write(p[1], "x", 1), 1);	/* readable from now on */
+	for (round = 0; round < rounds; round++) {
+		struct race r;
+		struct iocb cbs[8], *pp;
+		unsigned char buf[8];
+		pthread_t t[3];
+		int i;
+
+		memset(&r, 0, sizeof(r));
+		pthread_barrier_init(&r.go, NULL, 3);
+		ck_assert_int_eq(io_setup(8, &r.ctx), 0);
+		for (i = 0; i < 6; i++) {
+			if (i % 2)
+				io_prep_poll(&cbs[i], p[0], POLLIN);
+			else
+				io_prep_pread(&cbs[i], fd, buf + i, 1, i);
+			io_set_callback(&cbs[i], done_cb);
+			pp = &cbs[i];
+			ck_assert_int_eq(io_submit(r.ctx, 1, &pp), 1);
+		}
+		pthread_create(&t[0], NULL, queue_runner, &r);
+		pthread_create(&t[1], NULL, queue_runner, &r);
+		pthread_create(&t[2], NULL, destroyer, &r);
+		pthread_join(t[2], NULL);
+		ck_assert_int_eq(atomic_load(&r.destroyed_ok), 1);
+		ck_assert_int_eq(io_queue_run(r.ctx), -EINVAL);
+		atomic_store(&r.stop, 1);
+		pthread_join(t[0], NULL);
+		pthread_join(t[1], NULL);
+		ck_assert_int_eq(atomic_load(&r.bad), 0);
+		pthread_barrier_destroy(&r.go);
+	}
+	test_hang_guard(NULL, 0);
+	close(p[0]);
+	close(p[1]);
+	close(fd);
+}
+END_TEST
+
+/* --- real-time priorities on one CPU ---------------------------------- */
+
+struct rt {
+	io_context_t ctx;
+	int cpu, prio;
+	_Atomic int stop, started, perm;
+	long rounds;
+};
+
+/* Pin the calling thread to cpu at SCHED_FIFO prio: 0, or the error. */
+static int go_realtime(int cpu, int prio)
+{
+	struct sched_param sp = { .sched_priority = prio };
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(set), &set))
+		return -1;
+	return pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+}
+
+/* The low-priority thread: reaps the (empty) ring without pause, so it
+ * holds the reap lock a good part of the time it runs. */
+static void *low_reaper(void *arg)
+{
+	struct rt *rt = arg;
+	struct io_event ev[4];
+	struct timespec zero = { 0, 0 };
+
+	if (go_realtime(rt->cpu, rt->prio)) {
+		atomic_store(&rt->perm, 1);
+		atomic_store(&rt->started, 1);
+		return NULL;
+	}
+	atomic_store(&rt->started, 1);
+	while (!atomic_load_explicit(&rt->stop, memory_order_relaxed))
+		io_getevents(rt->ctx, 0, 4, ev, &zero);
+	return NULL;
+}
+
+/* The high-priority thread: wakes often (so it often preempts the low
+ * one while it holds the lock) and reaps too. */
+static void *high_reaper(void *arg)
+{
+	struct rt *rt = arg;
+	struct io_event ev[4];
+	struct timespec zero = { 0, 0 }, nap = { 0, 20000 };
+	long i;
+
+	if (go_realtime(rt->cpu, rt->prio + 1)) {
+		atomic_store(&rt->perm, 1);
+		return NULL;
+	}
+	for (i = 0; i < rt->rounds; i++) {
+		nanosleep(&nap, NULL);
+		ck_assert_int_ge(io_getevents(rt->ctx, 0, 4, ev, &zero), 0);
+	}
+	return NULL;
+}
+
+static int realtime_unavailable(void)
+{
+	if (test_under_valgrind()) {
+		fprintf(stderr, "skipped under valgrind: its scheduler runs one "
+				"thread at a time, whatever the priorities\n");
+		return 1;
+	}
+	return 0;
+}
+
+START_TEST(sched_fifo_reapers_on_one_cpu_make_progress)
+{
+	struct rt rt;
+	pthread_t lo, hi;
+
+	if (realtime_unavailable())
+		return;
+	test_hang_guard("sched_fifo_reapers_on_one_cpu_make_progress", 60);
+	memset(&rt, 0, sizeof(rt));
+	rt.cpu = sched_getcpu() < 0 ? 0 : sched_getcpu();
+	rt.prio = 10;
+	rt.rounds = 3000;
+	ck_assert_int_eq(io_setup(8, &rt.ctx), 0);
+	ck_assert_int_eq(pthread_create(&lo, NULL, low_reaper, &rt), 0);
+	while (!atomic_load(&rt.started))
+		usleep(100);
+	ck_assert_int_eq(pthread_create(&hi, NULL, high_reaper, &rt), 0);
+	pthread_join(hi, NULL);
+	atomic_store(&rt.stop, 1);
+	pthread_join(lo, NULL);
+	ck_assert_int_eq(io_destroy(rt.ctx), 0);
+	test_hang_guard(NULL, 0);
+	if (atomic_load(&rt.perm))
+		fprintf(stderr, "sched_fifo_reapers_on_one_cpu_make_progress: "
+				"skipped: SCHED_FIFO not permitted here\n");
+}
+END_TEST
+
+struct rt_setup {
+	io_context_t old;
+	int cpu;
+	_Atomic int perm;
+	long setup_ret;
+};
+
+static void *high_setup(void *arg)
+{
+	struct rt_setup *s = arg;
+	io_context_t fresh = NULL;
+
+	if (go_realtime(s->cpu, 20)) {
+		atomic_store(&s->perm, 1);
+		return NULL;
+	}
+	usleep(2000);	/* let the destroy reach the kernel's wait */
+	s->setup_ret = io_setup(8, &fresh);
+	if (s->setup_ret == 0)
+		io_destroy(fresh);
+	return NULL;
+}
+
+/*
+ * A low-priority thread destroys a context whose poll keeps the kernel
+ * waiting; a high-priority thread on the same CPU calls io_setup meanwhile
+ * and is usually handed the old ring's address.  io_setup must not wait
+ * for the destroyer (which cannot run while the high thread spins).
+ */
+START_TEST(sched_fifo_setup_beside_a_slow_destroy_returns)
+{
+	int p[2], round;
+
+	if (realtime_unavailable())
+		return;
+	test_hang_guard("sched_fifo_setup_beside_a_slow_destroy_returns", 60);
+	ck_assert_int_eq(pipe(p), 0);
+	for (round = 0; round < 5; round++) {
+		struct rt_setup s;
+		struct iocb pcb, *pp = &pcb;
+		pthread_t hi;
+		int cpu = sched_getcpu() < 0 ? 0 : sched_getcpu();
+
+		memset(&s, 0, sizeof(s));
+		s.cpu = cpu;
+		if (go_realtime(cpu, 10)) {
+			fprintf(stderr, "sched_fifo_setup_beside_a_slow_destroy_"
+					"returns: skipped: SCHED_FIFO not "
+					"permitted here\n");
+			break;
+		}
+		ck_assert_int_eq(io_setup(8, &s.old), 0);
+		io_prep_poll(&pcb, p[0], POLLIN);
+		ck_assert_int_eq(io_submit(s.old, 1, &pp), 1);
+		/* The high thread starts while we are inside io_destroy. */
+		ck_assert_int_eq(pthread_create(&hi, NULL, high_setup, &s), 0);
+		ck_assert_int_eq(io_destroy(s.old), 0);
+		pthread_join(hi, NULL);
+		if (!atomic_load(&s.perm))
+			ck_assert_int_eq(s.setup_ret, 0);
+		{
+			struct sched_param sp = { .sched_priority = 0 };
+
+			pthread_setschedparam(pthread_self(), SCHED_OTHER, &sp);
+		}
+	}
+	test_hang_guard(NULL, 0);
+	close(p[0]);
+	close(p[1]);
+}
+END_TEST
+
+/* One case per test, so that CK_RUN_CASE=NAME runs one of them alone. */
+#define ADD(s, fn) do {						\
+		TCase *t_ = tcase_create(#fn);			\
+		tcase_set_timeout(t_, 120);			\
+		tcase_add_test(t_, fn);				\
+		suite_add_tcase(s, t_);				\
+	} while (0)
+
+Suite *test_suite(void)
+{
+	Suite *s = suite_create("edges");
+
+	ADD(s, siglongjmp_out_of_a_blocking_reap_wedges_nothing);
+	ADD(s, asynchronous_cancel_of_a_blocking_reap_wedges_nothing);
+	ADD(s, destroy_does_not_wait_for_a_handler_that_interrupted_a_reap);
+	ADD(s, two_destroyers_beside_reapers_leave_nothing_alive);
+	ADD(s, io_queue_run_beside_destroy_gets_einval);
+	ADD(s, sched_fifo_reapers_on_one_cpu_make_progress);
+	ADD(s, sched_fifo_setup_beside_a_slow_destroy_returns);
+	return s;
+}
