@@ -187,11 +187,12 @@ extern int io_pgetevents(io_context_t ctx, long min_nr, long nr,
  * io_reap() takes up to nr completions that are already available and
  * never waits.  io_reaper_active() tells whether io_getevents() on ctx
  * reads completions from the ring in user space (1) or asks the kernel
- * (0).  io_features() reports what the running kernel offers.
+ * (0).  io_features() reports what the running kernel offers and which
+ * paths the library takes.
  */
 #define LIBAIO_EXTENSIONS	1
 
-#define IO_FEATURE_POLL			0x0001u /* kernel IOCB_CMD_POLL in use */
+#define IO_FEATURE_POLL			0x0001u /* polls go to the kernel first */
 #define IO_FEATURE_PGETEVENTS		0x0002u /* kernel io_pgetevents in use */
 #define IO_FEATURE_RING			0x0004u /* user-space ring reaper in use */
 #define IO_FEATURE_POLL_DISABLED	0x0010u /* LIBAIO_DISABLE=poll */

@@ -1,26 +1,29 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Feature probing.
+ * Kernel features, found out from the calls the program makes.
  *
- * poll: io_submit answers -EINVAL both for an unknown opcode (kernels
- * before 4.19) and for a malformed iocb, so the only trustworthy test is a
- * poll that must succeed: POLLIN|POLLOUT on a fresh eventfd, which is
- * always writable and so completes at once.
- * pgetevents: the first call that answers ENOSYS (old kernel) or EPERM (a
- * seccomp profile) marks it missing; the probe makes one such call.
- * ring: the probe context's header must be one the reaper understands.
+ * The library makes no system call of its own to learn what the kernel
+ * offers; it tries the real call and falls back on the answer:
+ *  poll: every poll goes to the kernel with the rest of its batch.  A
+ *    kernel without aio poll (before 4.19) refuses it with EINVAL, as it
+ *    refuses a terminal's, and io_submit then hands it to the emulation.
+ *    Telling the two apart would take a poll of the library's own on a
+ *    context of its own.  On those kernels only, each batch that holds a
+ *    poll costs the refused io_submit and the empty ones that check the
+ *    context, before the emulation takes the poll.
+ *  pgetevents: the first real call that answers ENOSYS (old kernel) or
+ *    EPERM (a seccomp profile) marks it missing for the process.
+ *  ring: io_setup checks each new context's header before registering it.
+ * io_features() is asked for, so it may ask the kernel itself, but only
+ * with calls on the NULL context, which create nothing.
  */
 #include "config.h"
 
-#include <poll.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 
 #include "export.h"
 #include "features.h"
-#include "ring.h"
 #include "syscall.h"
 
 _Atomic unsigned features_disabled_word;
@@ -64,100 +67,65 @@ void features_pgetevents_missing(void)
 }
 
 /*
- * The probe's answer is kept once it is known.  It is not known when the
- * probe's own io_setup fails for a passing reason (EAGAIN at fs.aio-max-nr,
- * ENOMEM): then nothing is kept, the next caller probes again, and polls
- * meanwhile go to the kernel, whose -EINVAL for an unsupported poll still
- * sends that iocb to the emulation.
+ * What io_features() has asked the kernel, kept so that it asks once.
+ * Nothing here creates a context: a call on the NULL context reaches the
+ * kernel's context lookup, which answers EINVAL, while a kernel built
+ * without the call (or a seccomp profile that refuses it) answers ENOSYS
+ * or EPERM first.  No lock: threads that race ask the same questions and
+ * store the same answers, and asking twice does no harm.
  */
-#define PROBE_DONE 0x80000000u
+#define ASKED_AIO	0x1u	/* io_submit(NULL, 0, NULL) was asked */
+#define HAS_AIO		0x2u	/* ... and answered anything but ENOSYS/EPERM */
+#define ASKED_PGET	0x4u	/* io_pgetevents was asked (or is known) */
 
-static _Atomic unsigned probed;
-static pthread_mutex_t probe_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic unsigned asked;
 
-static unsigned probe_kernel(void)
+static int refused(long ret)
 {
-	io_context_t ctx = NULL;
-	struct io_event ev;
-	struct timespec zero = { 0, 0 };
-	struct aio_sigset_arg sig = { NULL, KERNEL_SIGSET_SIZE };
-	unsigned v = PROBE_DONE | IO_FEATURE_AIO;
-	long ret;
-	int efd;
-
-	ret = aio_sys_setup(1, &ctx);
-	if (ret == -ENOSYS || ret == -EPERM)
-		return PROBE_DONE;	/* no AIO here at all */
-	if (ret < 0)
-		return 0;		/* try again later */
-	if (ring_header_ok((const struct aio_ring *)ctx))
-		v |= IO_FEATURE_RING;
-
-	ret = aio_sys_pgetevents(ctx, 0, 1, &ev, &zero, &sig);
-	if (ret == -ENOSYS || ret == -EPERM)
-		features_pgetevents_missing();
-	else
-		v |= IO_FEATURE_PGETEVENTS;
-
-	/* LIBAIO_DISABLE=poll: no poll iocb may reach the kernel, not even
-	 * this probe (the report then shows the feature as disabled). */
-	efd = features_disabled() & DISABLE_POLL ?
-		      -1 : (int)raw_syscall2(SYS_eventfd2, 0, EFD_CLOEXEC);
-	if (efd >= 0) {
-		struct iocb cb, *cbs[1] = { &cb };
-
-		io_prep_poll(&cb, efd, POLLIN | POLLOUT);
-		if (aio_sys_submit(ctx, 1, cbs) == 1) {
-			ret = aio_sys_getevents(ctx, 1, 1, &ev, NULL);
-			if (ret == 1 && ev.obj == &cb && (ev.res & POLLOUT))
-				v |= IO_FEATURE_POLL;
-		}
-		sys_close(efd);
-	}
-	aio_sys_destroy(ctx);
-	return v;
+	return ret == -ENOSYS || ret == -EPERM;
 }
 
-static unsigned probe_result(void)
+static unsigned ask_kernel(void)
 {
-	/* Acquire: pairs with the release below, so a reader that sees
-	 * PROBE_DONE sees the bits that came with it. */
-	unsigned v = atomic_load_explicit(&probed, memory_order_acquire);
+	/* Relaxed: each bit is a complete answer on its own, and a thread
+	 * that misses another's store only asks again. */
+	unsigned v = atomic_load_explicit(&asked, memory_order_relaxed);
 
-	if (__builtin_expect(v & PROBE_DONE, 1))
-		return v;
-	pthread_mutex_lock(&probe_lock);
-	v = atomic_load_explicit(&probed, memory_order_relaxed);
-	if (!(v & PROBE_DONE)) {
-		v = probe_kernel();
-		if (v & PROBE_DONE)
-			atomic_store_explicit(&probed, v, memory_order_release);
+	if (!(v & ASKED_AIO)) {
+		v |= ASKED_AIO;
+		if (!refused(aio_sys_submit(NULL, 0, NULL)))
+			v |= HAS_AIO;
+		atomic_fetch_or_explicit(&asked, v, memory_order_relaxed);
 	}
-	pthread_mutex_unlock(&probe_lock);
+	if ((v & HAS_AIO) && !(v & ASKED_PGET) && features_pgetevents_native()) {
+		/* The same question a real io_pgetevents would settle:
+		 * its first ENOSYS or EPERM marks the call missing. */
+		if (refused(aio_sys_pgetevents(NULL, 0, 0, NULL, NULL, NULL)))
+			features_pgetevents_missing();
+		v |= ASKED_PGET;
+		atomic_fetch_or_explicit(&asked, ASKED_PGET, memory_order_relaxed);
+	}
 	return v;
-}
-
-int features_poll_native(void)
-{
-	unsigned v;
-
-	if (features_disabled() & DISABLE_POLL)
-		return 0;
-	v = probe_result();
-	return !(v & PROBE_DONE) || (v & IO_FEATURE_POLL);
 }
 
 AIO_PUBLIC unsigned int io_features(void)
 {
-	unsigned v = probe_result() & ~PROBE_DONE, dis = features_disabled();
+	unsigned dis = features_disabled(), v = 0;
 
+	if (ask_kernel() & HAS_AIO) {
+		v |= IO_FEATURE_AIO;
+		if (!(dis & DISABLE_POLL))
+			v |= IO_FEATURE_POLL;
+		if (features_pgetevents_native())
+			v |= IO_FEATURE_PGETEVENTS;
+		if (!(dis & DISABLE_RING))
+			v |= IO_FEATURE_RING;
+	}
 	if (dis & DISABLE_POLL)
-		v = (v & ~IO_FEATURE_POLL) | IO_FEATURE_POLL_DISABLED;
+		v |= IO_FEATURE_POLL_DISABLED;
 	if (dis & DISABLE_PGETEVENTS)
-		v = (v & ~IO_FEATURE_PGETEVENTS) | IO_FEATURE_PGETEVENTS_DISABLED;
-	else if (!features_pgetevents_native())
-		v &= ~IO_FEATURE_PGETEVENTS;
+		v |= IO_FEATURE_PGETEVENTS_DISABLED;
 	if (dis & DISABLE_RING)
-		v = (v & ~IO_FEATURE_RING) | IO_FEATURE_RING_DISABLED;
+		v |= IO_FEATURE_RING_DISABLED;
 	return v;
 }

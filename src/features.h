@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * What the running kernel offers, and what LIBAIO_DISABLE switches off.
- * Both are found out once, lazily; every reader may see the answer with
- * relaxed ordering because every thread computes the same answer.
+ * Both are found out lazily, from the program's own calls; every reader
+ * may see an answer with relaxed ordering because every thread computes
+ * the same answer.
  */
 #ifndef LIBAIO_FEATURES_H
 #define LIBAIO_FEATURES_H
@@ -31,8 +32,5 @@ static inline unsigned features_disabled(void)
 /* io_pgetevents: 1 usable, 0 missing (ENOSYS/EPERM seen or disabled). */
 int features_pgetevents_native(void);
 void features_pgetevents_missing(void);
-
-/* IOCB_CMD_POLL: 1 when the kernel accepts a known-good poll. */
-int features_poll_native(void);
 
 #endif /* LIBAIO_FEATURES_H */

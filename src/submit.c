@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * io_submit and io_cancel.  The kernel takes every batch first; only a
- * poll it refuses (or every poll, when the kernel has no aio poll or
- * LIBAIO_DISABLE=poll says so) goes to the emulation.
+ * poll it refuses with EINVAL (every poll on a kernel without aio poll;
+ * terminals on any) goes to the emulation, or every poll when
+ * LIBAIO_DISABLE=poll says so.
  */
 #include "config.h"
 
@@ -16,7 +17,8 @@ AIO_PUBLIC int io_submit(io_context_t ctx, long nr, struct iocb *ios[])
 {
 	long ret;
 
-	if (unlikely(!features_poll_native()))
+	/* No question to the kernel first: the batch itself tells. */
+	if (unlikely(features_disabled() & DISABLE_POLL))
 		return poll_emul_submit(ctx, nr, ios);
 	ret = aio_sys_submit(ctx, nr, ios);
 	if (unlikely(ret != nr) && nr > 0 && (ret >= 0 || ret == -EINVAL))

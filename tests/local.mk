@@ -20,5 +20,6 @@ include tests/api.mk
 include tests/reaper.mk
 include tests/poll.mk
 include tests/reliability.mk
+include tests/features.mk
 include tests/man.mk
 include tests/bench.mk

@@ -163,30 +163,34 @@ int test_mode_disables(const char *feature)
 # define TEST_AUDIT_ARCH AUDIT_ARCH_AARCH64
 #endif
 
-int test_seccomp_errno(const long *nrs, int n, int err)
+/*
+ * One filter: for this ABI, each call in nrs[0..n-1] gets action in_list,
+ * every other call gets action others; another ABI's calls (a 32-bit
+ * call from a 64-bit process) get other_abi.
+ */
+static int seccomp_filter(const long *nrs, int n, unsigned in_list,
+			  unsigned others, unsigned other_abi)
 {
 #ifdef TEST_AUDIT_ARCH
-	struct sock_filter f[4 + 16 + 2];
+	struct sock_filter f[4 + 32 + 2];
 	struct sock_fprog prog;
 	int i, k = 0;
 
-	if (n < 1 || n > 16)
+	if (n < 1 || n > 32)
 		return -1;
-	/* Other ABIs (a 32-bit call from a 64-bit process) pass untouched. */
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 					      offsetof(struct seccomp_data, arch));
 	f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 					      TEST_AUDIT_ARCH, 1, 0);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, other_abi);
 	f[k++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 					      offsetof(struct seccomp_data, nr));
-	/* Entry i jumps over the remaining n-1-i entries and the ALLOW. */
+	/* Entry i jumps over the remaining n-1-i entries and the default. */
 	for (i = 0; i < n; i++)
 		f[k++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 						      (unsigned)nrs[i], n - i, 0);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
-	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K,
-					      SECCOMP_RET_ERRNO | (err & SECCOMP_RET_DATA));
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, others);
+	f[k++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, in_list);
 	prog.len = (unsigned short)k;
 	prog.filter = f;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
@@ -195,9 +199,23 @@ int test_seccomp_errno(const long *nrs, int n, int err)
 #else
 	(void)nrs;
 	(void)n;
-	(void)err;
+	(void)in_list;
+	(void)others;
+	(void)other_abi;
 	return -1;
 #endif
+}
+
+int test_seccomp_errno(const long *nrs, int n, int err)
+{
+	return seccomp_filter(nrs, n, SECCOMP_RET_ERRNO | (err & SECCOMP_RET_DATA),
+			      SECCOMP_RET_ALLOW, SECCOMP_RET_ALLOW);
+}
+
+int test_seccomp_allow_only(const long *nrs, int n)
+{
+	return seccomp_filter(nrs, n, SECCOMP_RET_ALLOW,
+			      SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_KILL_PROCESS);
 }
 
 int test_install_seccomp(const char *what)

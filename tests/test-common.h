@@ -37,9 +37,14 @@ void *test_bad_pointer(void);
  * "pgetevents" (io_pgetevents and io_pgetevents_time64). */
 int test_install_seccomp(const char *what);
 
-/* seccomp: make each system call in nrs[0..n-1] (n <= 16) of this ABI
- * fail with errno err, for the rest of the process. */
+/* seccomp: make each system call in nrs[0..n-1] of this ABI
+ * fail with errno err, for the rest of the process (n <= 32). */
 int test_seccomp_errno(const long *nrs, int n, int err);
+
+/* seccomp: allow only the system calls in nrs[0..n-1] (n <= 32) of this
+ * ABI; any other call kills the whole process with SIGSYS.  Filters
+ * stack: one installed earlier still applies. */
+int test_seccomp_allow_only(const long *nrs, int n);
 
 /* True under valgrind, whose own aio wrappers dereference the iocbs of a
  * submit and of returned events: cases that hand it deliberately bad ones

@@ -97,7 +97,7 @@ START_TEST(features_match_the_mode)
 		ck_assert_uint_eq(f & IO_FEATURE_POLL, 0);
 		ck_assert_uint_ne(f & IO_FEATURE_POLL_DISABLED, 0);
 	} else {
-		/* Linux 6.18 here: the kernel's aio poll is used. */
+		/* Polls go to the kernel first (6.18 here has aio poll). */
 		ck_assert_uint_ne(f & IO_FEATURE_POLL, 0);
 		ck_assert_uint_eq(f & IO_FEATURE_POLL_DISABLED, 0);
 	}
