@@ -23,6 +23,9 @@
 
 struct ctx_entry registry_table[REGISTRY_SIZE];
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Set, under table_lock, before the first entry is written; read only
+ * in a fork child, where the forking thread is the only one left. */
+static int table_used;
 
 struct ctx_entry *registry_lookup(io_context_t ctx)
 {
@@ -131,6 +134,7 @@ void registry_add(io_context_t ctx)
 #endif
 
 	pthread_mutex_lock(&table_lock);
+	table_used = 1;
 	if (refresh_stale(key, nr)) {
 		pthread_mutex_unlock(&table_lock);
 		return;
@@ -318,8 +322,14 @@ int registry_live(io_context_t ctx)
  */
 static void registry_forget_all(void)
 {
+	/* A process that never registered a context has an untouched table
+	 * (zero pages never faulted in): leave it so, instead of writing
+	 * 256 KiB in every child. */
+	if (!table_used)
+		return;
 	memset((void *)registry_table, 0, sizeof(registry_table));
 	pthread_mutex_init(&table_lock, NULL);
+	table_used = 0;
 }
 
 __attribute__((constructor)) static void registry_init(void)
