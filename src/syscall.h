@@ -190,6 +190,12 @@ static inline long aio_sys_pgetevents_time64(io_context_t ctx, long min_nr,
 	return raw_syscall6(NR_io_pgetevents_time64, SC_ARG(ctx), min_nr, nr,
 			    SC_ARG(ev), SC_ARG(ts), SC_ARG(sig));
 #else
+	(void)ctx;
+	(void)min_nr;
+	(void)nr;
+	(void)ev;
+	(void)ts;
+	(void)sig;
 	return -ENOSYS;
 #endif
 }
