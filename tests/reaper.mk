@@ -19,3 +19,5 @@ tests_test_edges_SOURCES = tests/test-edges.c $(test_common_sources)
 tests_test_edges_CFLAGS = $(test_cflags)
 tests_test_edges_LDADD = $(test_ldadd)
 endif
+TESTS += tests/fastpath-frame.sh
+EXTRA_DIST += tests/fastpath-frame.sh
