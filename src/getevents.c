@@ -23,6 +23,7 @@
 #include <sys/uio.h>
 
 #include "export.h"
+#include "features.h"
 #include "internal.h"
 #include "poll_emul.h"
 #include "reap.h"
@@ -124,7 +125,7 @@ long kernel_getevents(io_context_t ctx, long min_nr, long nr,
  * emulation) for the rest. */
 __attribute__((noinline)) static int
 kernel_part(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
-	    const struct wait_spec *w, struct ctx_entry *e, long got)
+	    const struct wait_spec *w, struct ctx_entry *e, long got, int track)
 {
 	long ret;
 
@@ -133,15 +134,18 @@ kernel_part(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 		ev += got;
 	do {
 		struct ctx_entry *counted = NULL;
+		int ghost = 0;
 
-		if (e)
-			counted = reap_shared_enter(e, (uintptr_t)ctx);
+		if (track)
+			counted = reap_shared_enter(e, (uintptr_t)ctx, &ghost);
 		if (w->pget)
 			ret = kernel_pgetevents(ctx, min_nr - got, nr - got, ev, w);
 		else
 			ret = kernel_getevents(ctx, min_nr - got, nr - got, ev, w);
 		if (counted)
 			reap_shared_exit(counted);
+		if (ghost)
+			reap_ghost_exit((uintptr_t)ctx);
 		/* Everything reaped was swallowed (doorbells of polls that
 		 * an io_destroy took away): ask again, so that a blocking
 		 * call never returns 0 and a dead context answers -EINVAL. */
@@ -157,6 +161,10 @@ int getevents_core(io_context_t ctx, long min_nr, long nr,
 {
 	struct ctx_entry *e = NULL;
 	long got = 0;
+	/* Whether the kernel reap must be announced in the registry: always,
+	 * unless the arguments are ones the kernel refuses before reaping
+	 * or the ring reaper is switched off (then nothing is registered). */
+	int track = 0;
 
 	/* The kernel reads the timeout and the mask before anything else:
 	 * with an obviously bad one it must answer (EFAULT), not the ring. */
@@ -165,6 +173,7 @@ int getevents_core(io_context_t ctx, long min_nr, long nr,
 	    likely(!w->ts || !obviously_bad_pointer(w->ts)) &&
 	    likely(!w->mask || !obviously_bad_pointer(w->mask))) {
 		e = registry_lookup(ctx);
+		track = !(features_disabled() & DISABLE_RING);
 		if (e && reap_excl_try(e, (uintptr_t)ctx)) {
 			got = ring_reap(e, ev, nr);
 			reap_excl_release(e);
@@ -182,7 +191,7 @@ int getevents_core(io_context_t ctx, long min_nr, long nr,
 			}
 		}
 	}
-	return kernel_part(ctx, min_nr, nr, ev, w, e, got);
+	return kernel_part(ctx, min_nr, nr, ev, w, e, got, track);
 }
 
 /* Everything the fast path below leaves: out of line, and with at most

@@ -21,11 +21,30 @@
 #include "ring.h"
 #include "syscall.h"
 
-struct ctx_entry registry_table[REGISTRY_SIZE];
-static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-/* Set, under table_lock, before the first entry is written; read only
- * in a fork child, where the forking thread is the only one left. */
-static int table_used;
+/* Page aligned, so that its own pages can be wiped in fork children. */
+struct ctx_entry registry_table[REGISTRY_SIZE] __attribute__((aligned(4096)));
+/* The kernel zeroes the table in every child (MADV_WIPEONFORK, Linux
+ * 4.14), even one created by _Fork or a raw clone, which runs no
+ * pthread_atfork handler. */
+static int table_wipes_on_fork;
+/* Library threads inside a kernel reap of a context that had no entry
+ * (see reap_shared_enter and publish_filled), counted per group of keys so
+ * that a thread waiting long on a context the library never registered
+ * does not keep every new context kernel-only. */
+#define GHOST_GROUPS	64u
+#define GHOST_STRIDE	16u	/* one cache line per group */
+/* A page of its own, wiped in fork children with the table: the ghosts
+ * of the parent's other threads do not exist there. */
+static _Atomic unsigned ghosts[GHOST_GROUPS * GHOST_STRIDE]
+	__attribute__((aligned(4096)));
+
+static _Atomic unsigned *ghosts_of(uintptr_t key)
+{
+	return &ghosts[(registry_slot(key) & (GHOST_GROUPS - 1)) * GHOST_STRIDE];
+}
+/* Set before the first entry is written; read only in a fork child,
+ * where the forking thread is the only one left. */
+static _Atomic int table_used;
 
 struct ctx_entry *registry_lookup(io_context_t ctx)
 {
@@ -75,7 +94,7 @@ static void wait_for_copy(struct ctx_entry *e, unsigned seen)
 }
 
 /*
- * Called with table_lock held, for a ring address the kernel has just
+ * For a ring address the kernel has just
  * handed out: an entry already keyed by it is not a live context of ours.
  * Either its ring was moved away with mremap (the kernel knows that
  * context by its new address, which we never saw) or it is being
@@ -85,6 +104,30 @@ static void wait_for_copy(struct ctx_entry *e, unsigned seen)
  * serves it).  Returns 1 when an entry with the key exists, 0 when the
  * caller must add one.
  */
+/*
+ * The last step of filling a slot: the key is stored, now let reapers in.
+ * A thread that found no entry for this key may be inside a kernel reap of
+ * it right now, uncounted (a "ghost": the key was free when it looked).
+ * The ghost announced itself before its last lookup, and we stored the key
+ * before counting ghosts; with a sequentially consistent fence on each
+ * side, either it saw our key (and counts on this entry instead) or we see
+ * it.  Then the entry starts kernel-only (ST_KONLY) until no ghost is left.
+ */
+static void publish_filled(struct ctx_entry *e, uintptr_t key)
+{
+	unsigned konly;
+
+	atomic_thread_fence(memory_order_seq_cst);
+	konly = atomic_load_explicit(ghosts_of(key), memory_order_relaxed) ?
+			ST_KONLY : 0;
+	/* Release: a reaper that sees ST_FILLING clear also sees key and nr.
+	 * Only our own bit changes: a thread holding an old pointer to this
+	 * slot may have joined the kernel-reap count meanwhile. */
+	if (konly)
+		atomic_fetch_or_explicit(&e->state, konly, memory_order_relaxed);
+	atomic_fetch_and_explicit(&e->state, ~ST_FILLING, memory_order_release);
+}
+
 static int refresh_stale(uintptr_t key, unsigned nr)
 {
 	struct ctx_entry *e = registry_lookup((io_context_t)key);
@@ -98,10 +141,7 @@ static int refresh_stale(uintptr_t key, unsigned nr)
 						    memory_order_acquire,
 						    memory_order_relaxed)) {
 		e->nr = nr;
-		/* Release: the next reaper to lock the entry sees the new
-		 * nr. */
-		atomic_fetch_and_explicit(&e->state, ~ST_FILLING,
-					  memory_order_release);
+		publish_filled(e, key);
 	}
 	return 1;
 }
@@ -133,12 +173,16 @@ void registry_add(io_context_t ctx)
 		VALGRIND_MAKE_MEM_DEFINED(r, AIO_RING_HEADER_LEN + (size_t)nr * 32);
 #endif
 
-	pthread_mutex_lock(&table_lock);
-	table_used = 1;
-	if (refresh_stale(key, nr)) {
-		pthread_mutex_unlock(&table_lock);
+	/*
+	 * No lock: claiming a slot is a compare-and-swap on its state, and
+	 * no other thread can be adding this key (the kernel hands an
+	 * address to one new context at a time), so the lookup below and
+	 * the claim cannot be raced by another entry for it.  So io_setup
+	 * stays async-signal-safe and safe in any fork child.
+	 */
+	atomic_store_explicit(&table_used, 1, memory_order_relaxed);
+	if (refresh_stale(key, nr))
 		return;
-	}
 	for (i = 0; i < REGISTRY_MAX_PROBE; i++) {
 		struct ctx_entry *e = &registry_table[(s + i) & (REGISTRY_SIZE - 1)];
 		uintptr_t k = atomic_load_explicit(&e->key, memory_order_relaxed);
@@ -153,13 +197,9 @@ void registry_add(io_context_t ctx)
 			continue;
 		e->nr = nr;
 		atomic_store_explicit(&e->key, key, memory_order_relaxed);
-		/* Release: a reaper that sees ST_FILLING clear also sees key
-		 * and nr. */
-		atomic_fetch_and_explicit(&e->state, ~ST_FILLING,
-					  memory_order_release);
+		publish_filled(e, key);
 		break;
 	}
-	pthread_mutex_unlock(&table_lock);
 }
 
 /*
@@ -174,6 +214,18 @@ int reap_excl_contended(struct ctx_entry *e, uintptr_t key)
 
 		if (s & (ST_DEAD | ST_FILLING | ST_COUNT))
 			return 0;
+		if (s & ST_KONLY) {
+			/* Acquire: pairs with the ghosts' release as they
+			 * leave, so their kernel reaps are over.  No new
+			 * ghost can start for this key: its lookup finds us. */
+			if (atomic_load_explicit(ghosts_of(key),
+						 memory_order_acquire))
+				return 0;
+			atomic_compare_exchange_weak_explicit(
+				&e->state, &s, s & ~ST_KONLY,
+				memory_order_relaxed, memory_order_relaxed);
+			continue;
+		}
 		if (s & ST_EXCL) {
 			wait_for_copy(e, s);
 			continue;
@@ -198,10 +250,11 @@ int reap_excl_contended(struct ctx_entry *e, uintptr_t key)
  */
 static void retire(struct ctx_entry *e)
 {
-	unsigned s = ST_DEAD | ST_DESTROYED;
+	unsigned s = atomic_load_explicit(&e->state, memory_order_relaxed);
 
 	/* Acquire: every counted reaper's exit happens before the reuse. */
-	if (!atomic_compare_exchange_strong_explicit(&e->state, &s, ST_FILLING,
+	if ((s & ~ST_KONLY) != (ST_DEAD | ST_DESTROYED) ||
+	    !atomic_compare_exchange_strong_explicit(&e->state, &s, ST_FILLING,
 						     memory_order_acquire,
 						     memory_order_relaxed))
 		return;
@@ -212,25 +265,31 @@ static void retire(struct ctx_entry *e)
 }
 
 /*
- * Acquire: pairs with the release of the last user-space reaper, so the
- * head it stored is in memory before the kernel reads it.  The count is
- * joined even on a dying entry: while anyone counts on it, it keeps its
- * key, and a new context at the same address stays unregistered (see the
- * top of registry.h).  A slot being refilled, or one that now holds
- * another key, is not ctx's: look ctx up again.
+ * Before a kernel reap: join the count of ctx's entry, or, when ctx has
+ * none, become a ghost.  Acquire: pairs with the release of the last
+ * user-space reaper, so the head it stored is in memory before the kernel
+ * reads it.  The count is joined even on a dying entry: while anyone
+ * counts on it, it keeps its key, and a new context at the same address
+ * stays unregistered (see the top of registry.h).  A slot being filled is
+ * waited for like a copy (a few stores, no system call); one that now
+ * holds another key is not ctx's: look ctx up again.  A ghost is a kernel
+ * reap with no entry to count on; registry_add sees ghosts (see
+ * publish_filled), so a context registered meanwhile at this address
+ * keeps user-space reapers away until they are gone.
  */
-struct ctx_entry *reap_shared_enter(struct ctx_entry *e, uintptr_t key)
+struct ctx_entry *reap_shared_enter(struct ctx_entry *e, uintptr_t key,
+				    int *ghost)
 {
-	int lookups = 0;
+	*ghost = 0;
+	for (;;) {
+		while (e) {
+			unsigned s = atomic_load_explicit(&e->state,
+							  memory_order_relaxed);
 
-	while (e) {
-		unsigned s = atomic_load_explicit(&e->state, memory_order_relaxed);
-
-		if (s & ST_EXCL) {
-			wait_for_copy(e, s);
-			continue;
-		}
-		if (!(s & ST_FILLING)) {
+			if (s & (ST_EXCL | ST_FILLING)) {
+				wait_for_copy(e, s);
+				continue;
+			}
 			if (!atomic_compare_exchange_weak_explicit(
 				    &e->state, &s, s + 1, memory_order_acquire,
 				    memory_order_relaxed))
@@ -239,14 +298,25 @@ struct ctx_entry *reap_shared_enter(struct ctx_entry *e, uintptr_t key)
 			    key)
 				return e;
 			reap_shared_exit(e);
+			e = registry_lookup((io_context_t)key);
 		}
-		if (++lookups > 4)
-			break;
+		/* Announce, then look once more (the other half of the
+		 * fence pairing in publish_filled). */
+		atomic_fetch_add_explicit(ghosts_of(key), 1, memory_order_relaxed);
+		atomic_thread_fence(memory_order_seq_cst);
 		e = registry_lookup((io_context_t)key);
+		if (!e) {
+			*ghost = 1;
+			return NULL;
+		}
+		atomic_fetch_sub_explicit(ghosts_of(key), 1, memory_order_relaxed);
 	}
-	/* No entry holds ctx (or it kept changing under us): the kernel
-	 * answers alone, as for a context the library never saw. */
-	return NULL;
+}
+
+/* Release: the ghost's kernel reap is over before the count says so. */
+void reap_ghost_exit(uintptr_t key)
+{
+	atomic_fetch_sub_explicit(ghosts_of(key), 1, memory_order_release);
 }
 
 /* Release: the kernel reap is finished before the count says so. */
@@ -324,15 +394,22 @@ static void registry_forget_all(void)
 {
 	/* A process that never registered a context has an untouched table
 	 * (zero pages never faulted in): leave it so, instead of writing
-	 * 256 KiB in every child. */
-	if (!table_used)
+	 * 256 KiB in every child; the kernel may have wiped it already. */
+	if (table_wipes_on_fork ||
+	    !atomic_load_explicit(&table_used, memory_order_relaxed))
 		return;
 	memset((void *)registry_table, 0, sizeof(registry_table));
-	pthread_mutex_init(&table_lock, NULL);
-	table_used = 0;
+	memset((void *)ghosts, 0, sizeof(ghosts));
 }
 
 __attribute__((constructor)) static void registry_init(void)
 {
+	/* One madvise at load time, never inside a call of the program's;
+	 * without it (kernels before 4.14) the atfork handler clears the
+	 * table in children made by fork, but not by _Fork. */
+	table_wipes_on_fork =
+		sys_madvise(registry_table, sizeof(registry_table),
+			    18 /* MADV_WIPEONFORK */) == 0 &&
+		sys_madvise(ghosts, sizeof(ghosts), 18) == 0;
 	pthread_atfork(NULL, NULL, registry_forget_all);
 }

@@ -43,6 +43,14 @@
  * new context is served by the kernel, never by a user-space reaper that
  * could race a kernel reap still counted on the old entry.
  *
+ * A kernel reap of a context with no entry (the library never registered
+ * it, or its entry was just retired) cannot be counted anywhere, yet the
+ * kernel may hand its address to a new context that io_setup registers
+ * while that reap is still inside the kernel.  Such a reaper announces
+ * itself as a "ghost" before its last lookup; io_setup counts ghosts after
+ * publishing the key, and an entry published while any ghost is inside
+ * starts kernel-only (ST_KONLY) until they are gone.
+ *
  * Entries are never freed, so a stale pointer to one is always safe to
  * touch: after locking or counting, a thread re-checks the key.  At most
  * one entry holds a given key: io_setup refreshes a stale entry in place
@@ -64,7 +72,8 @@
 #define ST_DEAD		0x40000000u	/* io_destroy began: ring off limits */
 #define ST_DESTROYED	0x20000000u	/* io_destroy returned: retire at count 0 */
 #define ST_FILLING	0x10000000u	/* key and nr being (re)written */
-#define ST_COUNT	0x0fffffffu	/* library threads inside a kernel reap */
+#define ST_KONLY	0x08000000u	/* kernel only: ghosts may be inside */
+#define ST_COUNT	0x07ffffffu	/* library threads inside a kernel reap */
 
 #define KEY_EMPTY	((uintptr_t)0)	/* never used: ends a probe chain */
 #define KEY_TOMBSTONE	((uintptr_t)1)	/* freed: probe chains continue past */
@@ -121,10 +130,13 @@ void registry_end_destroy(struct ctx_entry *e);
 int registry_live(io_context_t ctx);
 
 int reap_excl_contended(struct ctx_entry *e, uintptr_t key);
-/* Join the kernel-reaper count of ctx's entry: returns the entry counted
- * on (pass it to reap_shared_exit), or NULL when ctx has none. */
-struct ctx_entry *reap_shared_enter(struct ctx_entry *e, uintptr_t key);
+/* Before a kernel reap of key (e: its entry as last seen, or NULL):
+ * returns the entry counted on (pass it to reap_shared_exit), or NULL
+ * with *ghost set when key has none (then call reap_ghost_exit). */
+struct ctx_entry *reap_shared_enter(struct ctx_entry *e, uintptr_t key,
+				    int *ghost);
 void reap_shared_exit(struct ctx_entry *e);
+void reap_ghost_exit(uintptr_t key);
 
 /*
  * One attempt at taking the ring for a user-space reap, never waiting:

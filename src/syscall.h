@@ -238,6 +238,11 @@ static inline long sys_futex_wake(int *addr, int n)
 	return raw_syscall3(SYS_futex, addr, 129 /* FUTEX_WAKE_PRIVATE */, n);
 }
 
+static inline long sys_madvise(void *addr, size_t len, int advice)
+{
+	return raw_syscall3(SYS_madvise, addr, len, advice);
+}
+
 static inline long sys_close(int fd)
 {
 	return raw_syscall1(SYS_close, fd);

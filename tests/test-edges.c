@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test-common.h"
@@ -458,6 +459,161 @@ START_TEST(io_queue_run_beside_destroy_gets_einval)
 }
 END_TEST
 
+/* --- a handle reaped across destroy and re-creation ------------------ */
+
+#define REUSE_K		128
+#define REUSE_GENS	150
+
+struct reuse {
+	io_context_t first;
+	_Atomic unsigned char seen[REUSE_GENS][REUSE_K];
+	_Atomic long delivered[REUSE_GENS], dups, bad;
+	_Atomic int stop;
+};
+
+static void reuse_take(struct reuse *u, const struct io_event *ev, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		uintptr_t d = (uintptr_t)ev[i].data;
+		unsigned g = (unsigned)(d / REUSE_K), k = (unsigned)(d % REUSE_K);
+
+		if (g >= REUSE_GENS) {
+			atomic_fetch_add(&u->bad, 1);
+			continue;
+		}
+		if (atomic_fetch_add(&u->seen[g][k], 1))
+			atomic_fetch_add(&u->dups, 1);
+		atomic_fetch_add(&u->delivered[g], 1);
+	}
+}
+
+/* Keeps reaping the first handle value, blocking briefly: once the kernel
+ * hands that address to a new context, these are reaps of the new one. */
+static void *reap_first_handle(void *arg)
+{
+	struct reuse *u = arg;
+	struct io_event ev[REUSE_K];
+	struct timespec ts = { 0, 2000000 };
+
+	while (!atomic_load(&u->stop)) {
+		int r = io_getevents(u->first, REUSE_K, REUSE_K, ev, &ts);
+
+		if (r > 0)
+			reuse_take(u, ev, r);
+	}
+	return NULL;
+}
+
+/*
+ * The owner destroys and re-creates its context over and over (the kernel
+ * usually hands back the same address) and reaps each generation from the
+ * ring, while another thread keeps reaping the first handle value.  Every
+ * completion must reach exactly one of them: the stock library, a plain
+ * wrapper, never delivers one twice.
+ */
+START_TEST(a_handle_reaped_across_re_creation_never_duplicates)
+{
+	static struct reuse u;
+	struct iocb cbs[REUSE_K], *ptrs[REUSE_K];
+	struct io_event ev[REUSE_K];
+	struct timespec zero = { 0, 0 };
+	unsigned char *buf = malloc(REUSE_K);
+	io_context_t ctx = NULL;
+	pthread_t t;
+	int g, i, fd = test_tmpfile(4096);
+
+	test_hang_guard("a_handle_reaped_across_re_creation_never_duplicates", 90);
+	memset(&u, 0, sizeof(u));
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(io_setup(REUSE_K, &ctx), 0);
+	u.first = ctx;
+	ck_assert_int_eq(pthread_create(&t, NULL, reap_first_handle, &u), 0);
+	for (g = 0; g < REUSE_GENS; g++) {
+		int spins;
+
+		for (i = 0; i < REUSE_K; i++) {
+			io_prep_pread(&cbs[i], fd, buf + i, 1, i);
+			cbs[i].data = (void *)(uintptr_t)(g * REUSE_K + i);
+			ptrs[i] = &cbs[i];
+		}
+		ck_assert_int_eq(io_submit(ctx, REUSE_K, ptrs), REUSE_K);
+		/* Drain what this thread can; the other may take some. */
+		for (spins = 0; spins < 20000 &&
+				atomic_load(&u.delivered[g]) < REUSE_K; spins++) {
+			int r = g & 1 ? io_reap(ctx, REUSE_K, ev) :
+					io_getevents(ctx, 0, REUSE_K, ev, &zero);
+
+			if (r > 0)
+				reuse_take(&u, ev, r);
+		}
+		ck_assert_int_eq(io_destroy(ctx), 0);
+		ctx = NULL;
+		ck_assert_int_eq(io_setup(REUSE_K, &ctx), 0);
+	}
+	atomic_store(&u.stop, 1);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	{
+		long bad = atomic_load(&u.bad), dups = atomic_load(&u.dups);
+
+		ck_assert_msg(bad == 0, "%ld events with a foreign tag", bad);
+		ck_assert_msg(dups == 0, "%ld events delivered twice", dups);
+	}
+	test_hang_guard(NULL, 0);
+	free(buf);
+	close(fd);
+}
+END_TEST
+
+/* --- a fork that runs no atfork handler -------------------------------- */
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
+# define HAVE__FORK 1
+extern pid_t _Fork(void);
+#endif
+
+/*
+ * _Fork (async-signal-safe, POSIX 2024) runs no pthread_atfork handler,
+ * so the library cannot forget its contexts there the usual way.  The
+ * child shares the parent's ring pages: a reap of the parent's handle
+ * must answer -EINVAL, as the kernel does, and leave the parent's
+ * completion where it is.
+ */
+START_TEST(a_child_of__Fork_never_takes_the_parents_completions)
+{
+#ifdef HAVE__FORK
+	io_context_t ctx = NULL;
+	struct iocb cb, *p = &cb;
+	struct io_event ev[2];
+	struct timespec zero = { 0, 0 };
+	unsigned char byte;
+	int fd = test_tmpfile(4096), st;
+	pid_t pid;
+
+	ck_assert_int_eq(io_setup(8, &ctx), 0);
+	io_prep_pread(&cb, fd, &byte, 1, 0);
+	cb.data = (void *)(uintptr_t)77;
+	ck_assert_int_eq(io_submit(ctx, 1, &p), 1);
+	pid = _Fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(io_getevents(ctx, 0, 2, ev, &zero) == -EINVAL ? 0 : 1);
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "the child's reap of the parent's context did not answer -EINVAL");
+	ck_assert_int_eq(io_getevents(ctx, 1, 2, ev, NULL), 1);
+	ck_assert_int_eq((uintptr_t)ev[0].data, 77);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	close(fd);
+#else
+	fprintf(stderr, "a_child_of__Fork_never_takes_the_parents_completions: "
+			"skipped: the C library has no _Fork\n");
+#endif
+}
+END_TEST
+
 /* --- real-time priorities on one CPU ---------------------------------- */
 
 struct rt {
@@ -646,6 +802,8 @@ Suite *test_suite(void)
 	ADD(s, destroy_does_not_wait_for_a_handler_that_interrupted_a_reap);
 	ADD(s, two_destroyers_beside_reapers_leave_nothing_alive);
 	ADD(s, io_queue_run_beside_destroy_gets_einval);
+	ADD(s, a_handle_reaped_across_re_creation_never_duplicates);
+	ADD(s, a_child_of__Fork_never_takes_the_parents_completions);
 	ADD(s, sched_fifo_reapers_on_one_cpu_make_progress);
 	ADD(s, sched_fifo_setup_beside_a_slow_destroy_returns);
 	return s;
