@@ -5,6 +5,7 @@ aio_bench_SOURCES = \
 	tools/bench-file.c \
 	tools/bench-loop.c \
 	tools/bench-reap.c \
+	tools/bench-threads.c \
 	tools/bench-util.c \
 	tools/bench-util.h \
 	# EOL
