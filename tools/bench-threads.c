@@ -129,7 +129,7 @@ static int submit_all(struct worker *w, struct iocb **v, long n)
 	 * thread before io_submit returns. */
 	atomic_fetch_add_explicit(&R->inflight, n, memory_order_relaxed);
 	while (off < n) {
-		ret = R->ops->submit(R->ctx, n - off, v + off);
+		ret = submit_reads(R->ops, R->ctx, n - off, v + off);
 		if (ret == -EINTR || ret == -EAGAIN)
 			continue;
 		if (ret <= 0) {
@@ -497,8 +497,10 @@ void bench_threads(void)
 	progress_end();
 	report_line(WL, "Each of T threads keeps %ld reads in flight on one shared "
 			"AIO context, reaps with io_getevents(ctx, 1, %ld, 20 ms) and "
-			"resubmits what it reaped; io_uring: one ring per thread (its "
-			"idiom: a ring is not shared between submitters).", depth, depth);
+			"resubmits what it reaped (%s); io_uring: one ring per thread "
+			"(its idiom: a ring is not shared between submitters).",
+		    depth, depth, opt.submit_each ? "one io_submit per read" :
+						    "one io_submit per reap");
 	report_line(WL, "dup: completions delivered twice or for a request not in "
 			"flight; lost: requests never completed (5 s drain); both must be 0.");
 	for (g = 0; g < ntargets; g++)

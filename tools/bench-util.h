@@ -63,6 +63,7 @@ struct options {
 	long threads[MAX_LIST];	/* threads: threads sharing one context */
 	int nthreads;
 	long thread_depth;	/* threads: requests in flight per thread */
+	int submit_each;	/* file, threads: one io_submit per read */
 	int direct;		/* -1 auto, 0 off, 1 on */
 	const char *stock;
 	const char *series;	/* comma-separated filter, or NULL: all */
@@ -182,6 +183,8 @@ struct target {
 extern struct target targets[MAX_TARGETS];
 extern int ntargets;
 void file_prepare(void);
+int submit_reads(const struct aio_ops *ops, io_context_t ctx, long n,
+		 struct iocb **v);
 
 /* Set by a SIGINT/SIGTERM handler: workloads stop early, files are removed. */
 extern volatile int interrupted;
