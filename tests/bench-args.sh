@@ -48,7 +48,7 @@ expect 2 "bad --batches (does not divide the fill)" --batches 7
 expect 2 "bad --direct" --direct sometimes
 expect 2 "bad --threads" --threads 0
 expect 2 "bad --thread-depth" --thread-depth 5000
-expect 2 "bad --submit" --submit some
+expect 2 "bad --pattern" --pattern some
 expect 2 "bad --workloads (threads misspelt)" --workloads thread
 expect 2 "stray argument" stray
 expect 2 "--json with --csv" --json --csv
@@ -158,10 +158,10 @@ expect 0 "--procs 1,2 --cpu 0" --workloads loop --time 0.01 --reps 1 --conns 1 -
 grep -q "K=1 2p" "$tmp/out" && pass "two-process rows" || fail "no two-process rows"
 expect 0 "--file PATH (created and removed)" --workloads file --time 0.01 --reps 1 --depths 2 \
 	--file "$tmp/data" --file-size 4 --stock none
-expect 0 "--submit batch" --workloads file,threads --submit batch --time 0.01 --reps 1 \
+expect 0 "--pattern batch" --workloads file,threads --pattern batch --time 0.01 --reps 1 \
 	--depths 4 --threads 2 --thread-depth 2 --file "$tmp/data" --file-size 4
-grep -q "one io_submit for all of them" "$tmp/out" && pass "--submit batch is reported" ||
-	fail "--submit batch not reported"
+grep -q "one io_submit for all of them" "$tmp/out" && pass "--pattern batch is reported" ||
+	fail "--pattern batch not reported"
 ls /dev/shm/aio-bench.* >/dev/null 2>&1 && fail "tmpfs file left behind in /dev/shm" ||
 	pass "tmpfs file removed"
 [ ! -e "$tmp/data" ] && pass "created file removed" || fail "file left behind"

@@ -53,9 +53,10 @@ static void usage(FILE *f)
 "                        disk-backed file (root only; detached on exit)\n"
 "  -T, --threads=LIST    threads: threads sharing one context (default 2,4)\n"
 "      --thread-depth=N  threads: reads in flight per thread (default 32)\n"
-"      --submit=HOW      file, threads: resubmit with one io_submit per read\n"
-"                        (each, fio's default) or one for all (batch)\n"
-"                        (default each)\n"
+"      --pattern=HOW     file, threads: single (default: one event per\n"
+"                        io_getevents, one read per io_submit, as fio does\n"
+"                        by default) or batch (take up to the depth, resubmit\n"
+"                        them in one io_submit)\n"
 "      --series=LIST     run only these series (names as in the tables)\n"
 "      --stock=PATH      the stock libaio.so.1 (default %s);\n"
 "                        'none' skips it\n"
@@ -126,7 +127,7 @@ static int parse_workloads(const char *s)
 }
 
 enum { O_JSON = 256, O_CSV, O_STOCK, O_PROGRESS, O_FILESIZE, O_DIRECT_,
-       O_SERIES, O_LOOP, O_TDEPTH, O_SUBMIT };
+       O_SERIES, O_LOOP, O_TDEPTH, O_PATTERN };
 
 static const struct option longopts[] = {
 	{ "workloads", required_argument, NULL, 'w' },
@@ -143,7 +144,7 @@ static const struct option longopts[] = {
 	{ "loop", no_argument, NULL, O_LOOP },
 	{ "threads", required_argument, NULL, 'T' },
 	{ "thread-depth", required_argument, NULL, O_TDEPTH },
-	{ "submit", required_argument, NULL, O_SUBMIT },
+	{ "pattern", required_argument, NULL, O_PATTERN },
 	{ "stock", required_argument, NULL, O_STOCK },
 	{ "series", required_argument, NULL, O_SERIES },
 	{ "json", no_argument, NULL, O_JSON },
@@ -166,7 +167,7 @@ static void parse_args(int argc, char **argv)
 	opt.threads[0] = 2, opt.threads[1] = 4;
 	opt.nthreads = 2;
 	opt.thread_depth = 32;
-	opt.submit_each = 1;
+	opt.single = 1;
 	opt.batches[0] = 1, opt.batches[1] = 16, opt.batches[2] = 256;
 	opt.nbatches = 3;
 	opt.conns[0] = 1, opt.conns[1] = 64, opt.conns[2] = 1024;
@@ -277,13 +278,13 @@ static void parse_args(int argc, char **argv)
 					    optarg);
 			opt.thread_depth = tmp[0];
 			break;
-		case O_SUBMIT:
-			if (!strcmp(optarg, "each"))
-				opt.submit_each = 1;
+		case O_PATTERN:
+			if (!strcmp(optarg, "single"))
+				opt.single = 1;
 			else if (!strcmp(optarg, "batch"))
-				opt.submit_each = 0;
+				opt.single = 0;
 			else
-				usage_error("bad --submit '%s' (each or batch)",
+				usage_error("bad --pattern '%s' (single or batch)",
 					    optarg);
 			break;
 		case O_SERIES:

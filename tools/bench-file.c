@@ -413,10 +413,10 @@ struct result {
 };
 
 /*
- * Submit n reads: in one io_submit (--submit=batch), or one io_submit per
- * read (--submit=each: what fio does by default, with iodepth_batch 1,
- * and what database engines do).  The return value is io_submit's: the
- * number submitted, or -errno when the first call failed.
+ * Submit n reads: one io_submit per read (--pattern=single: fio's default,
+ * iodepth_batch_submit 1, and what database engines do), or all in one
+ * (--pattern=batch).  The return value is io_submit's: the number
+ * submitted, or -errno when the first call failed.
  */
 int submit_reads(const struct aio_ops *ops, io_context_t ctx, long n,
 		 struct iocb **v)
@@ -424,7 +424,7 @@ int submit_reads(const struct aio_ops *ops, io_context_t ctx, long n,
 	long i;
 	int ret;
 
-	if (!opt.submit_each)
+	if (!opt.single)
 		return ops->submit(ctx, n, v);
 	for (i = 0; i < n; i++) {
 		ret = ops->submit(ctx, 1, v + i);
@@ -463,7 +463,7 @@ static int aio_cell(const struct aio_ops *ops, const struct target *t, long qd,
 	}
 	inflight = qd;
 	for (;;) {
-		n = ops->getevents(ctx, 1, qd, evs, NULL);
+		n = ops->getevents(ctx, 1, opt.single ? 1 : qd, evs, NULL);
 		if (n < 0) {
 			if (n == -EINTR)
 				continue;
@@ -717,12 +717,13 @@ void bench_file(void)
 	progress_end();
 	for (g = 0; g < ntargets; g++)
 		report_line(WL, "%s", targets[g].desc);
-	report_line(WL, "AIO series: io_getevents(ctx, 1, QD, NULL), then %s; "
-			"io_uring: the reads queued as SQEs and one "
-			"io_uring_submit_and_wait per wait (its idiom).",
-		    opt.submit_each ? "one io_submit per read (--submit=each, "
-				      "fio's default)" :
-				      "one io_submit for all of them (--submit=batch)");
+	report_line(WL, "AIO series: %s; io_uring: the reads queued as SQEs and "
+			"one io_uring_submit_and_wait per wait (its idiom).",
+		    opt.single ? "io_getevents(ctx, 1, 1, NULL), then one io_submit "
+				 "of one read (--pattern=single: fio's defaults, "
+				 "iodepth_batch_submit=1, iodepth_batch_complete_max=1)" :
+				 "io_getevents(ctx, 1, QD, NULL), then one io_submit "
+				 "for all of them (--pattern=batch)");
 	free(bufs);
 	bufs = NULL;
 }

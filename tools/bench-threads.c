@@ -176,7 +176,8 @@ static void *aio_worker(void *arg)
 			    now_ns() > deadline)
 				break;
 		}
-		n = R->ops->getevents(R->ctx, 1, R->depth, ev, &ts);
+		n = R->ops->getevents(R->ctx, 1, opt.single ? 1 : R->depth, ev,
+				      &ts);
 		if (n < 0) {
 			if (n == -EINTR)
 				continue;
@@ -499,8 +500,8 @@ void bench_threads(void)
 			"AIO context, reaps with io_getevents(ctx, 1, %ld, 20 ms) and "
 			"resubmits what it reaped (%s); io_uring: one ring per thread "
 			"(its idiom: a ring is not shared between submitters).",
-		    depth, depth, opt.submit_each ? "one io_submit per read" :
-						    "one io_submit per reap");
+		    depth, opt.single ? 1L : depth,
+		    opt.single ? "--pattern=single" : "--pattern=batch: one io_submit");
 	report_line(WL, "dup: completions delivered twice or for a request not in "
 			"flight; lost: requests never completed (5 s drain); both must be 0.");
 	for (g = 0; g < ntargets; g++)

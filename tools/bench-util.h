@@ -63,7 +63,8 @@ struct options {
 	long threads[MAX_LIST];	/* threads: threads sharing one context */
 	int nthreads;
 	long thread_depth;	/* threads: requests in flight per thread */
-	int submit_each;	/* file, threads: one io_submit per read */
+	int single;		/* file, threads: one event per io_getevents,
+				 * one read per io_submit (fio's defaults) */
 	int direct;		/* -1 auto, 0 off, 1 on */
 	const char *stock;
 	const char *series;	/* comma-separated filter, or NULL: all */
