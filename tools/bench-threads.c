@@ -222,7 +222,7 @@ static void *uring_worker(void *arg)
 	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
 	struct __kernel_timespec ts = { 0, 20 * 1000 * 1000 };
-	long i, first = w->idx * R->depth, inflight = 0;
+	long i, first = w->idx * R->depth;
 	unsigned head, seen;
 	uint64_t deadline;
 	int ret, ok = 1;
@@ -243,7 +243,6 @@ static void *uring_worker(void *arg)
 		io_uring_sqe_set_data64(sqe, (uint64_t)(first + i) << 32 |
 					     (uint32_t)(uintptr_t)cb->data);
 	}
-	inflight = R->depth;
 	while (!stopping(R) && ok) {
 		atomic_fetch_add_explicit(&uring_calls, 1, memory_order_relaxed);
 		ret = io_uring_submit_and_wait(&ring, 1);
@@ -309,7 +308,6 @@ static void *uring_worker(void *arg)
 			w->dups++;
 		io_uring_cqe_seen(&ring, cqe);
 	}
-	(void)inflight;
 	io_uring_queue_exit(&ring);
 	return NULL;
 }
@@ -346,7 +344,7 @@ static int cell(const struct aio_ops *ops, const struct target *t, long nt,
 	uint64_t t0, t1;
 	long long dups = 0, lost = 0;
 	long i, nslots = nt * depth;
-	int ret, started = 0;
+	int ret;
 	void *(*fn)(void *) = NULL;
 
 	R = calloc(1, sizeof(*R));
@@ -379,7 +377,6 @@ static int cell(const struct aio_ops *ops, const struct target *t, long nt,
 		if (pthread_create(&R->w[i].tid, NULL, fn, &R->w[i]))
 			die("pthread_create failed");
 	}
-	started = 1;
 	pthread_barrier_wait(&R->ready);
 	d0 = done_of(R);
 	cost_now(&a, calls_of(R));
@@ -419,7 +416,6 @@ out:
 		free(R->slots);
 	}
 	free(R);
-	(void)started;
 	return why[0] ? -1 : 0;
 }
 
