@@ -3,9 +3,10 @@
  * aio-bench: is AIO poll with ring reaping worth it on this machine?
  *
  * Prints the library and kernel versions and the feature probe, then
- * measures three workloads side by side in one process (our library, the
- * stock libaio.so.1 loaded with dlmopen, epoll and io_uring) and prints a
- * table per workload, or one JSON object, or CSV.
+ * measures four workloads side by side in one process (our library, the
+ * stock libaio.so.1 loaded with dlmopen, epoll and io_uring), with the CPU
+ * time and system calls each operation took, and prints a table per
+ * workload, or one JSON object, or CSV.
  */
 #include "config.h"
 
