@@ -66,8 +66,8 @@ done
 # rows show 0 duplicates and 0 losses.
 num='[0-9]+(\.[0-9]+)?'
 for row in "ours-ring +batch=16" "stock-libaio +batch=16" "ours-ring +tmpfs QD=4" \
-	"stock-libaio +tmpfs QD=4" "ours-ring +(direct|buffered) QD=4" \
-	"stock-libaio +(direct|buffered) QD=1"; do
+	"stock-libaio +tmpfs QD=4" "ours-ring +(direct|buffered)(-tmpfs)? QD=4" \
+	"stock-libaio +(direct|buffered)(-tmpfs)? QD=1"; do
 	grep -Eq "^$row +$num +$num-$num +${num}x +$num +$num +${num}x +$num +(${num}x|inf) " "$tmp/out" &&
 		pass "'$row' has CPU and system-call figures" || fail "'$row' lacks CPU or system-call figures"
 done
@@ -125,7 +125,8 @@ for r in d["rows"]:
         assert r["cpu_us"] is not None and r["cpu_us"] >= 0, r
         assert r["syscalls"] is not None and r["syscalls"] >= 0, r
 params = {r["param"].split()[0] for r in d["rows"] if r["workload"] == "file"}
-assert "tmpfs" in params and ("direct" in params or "buffered" in params), params
+assert "tmpfs" in params and params & {"direct", "buffered", "direct-tmpfs",
+                                       "buffered-tmpfs"}, params
 th = [r for r in d["rows"] if r["workload"] == "threads"]
 assert {r["series"] for r in th} >= {"ours-ring", "stock-libaio"}, th
 for r in th:

@@ -250,6 +250,10 @@ static void prepare_disk(void)
 	}
 	if (!t->direct)
 		t->name = "buffered";
+	/* Not a device: named so that no device target line or loop device
+	 * takes it for one. */
+	if (on_tmpfs(path))
+		t->name = t->direct ? "direct-tmpfs" : "buffered-tmpfs";
 	if (on_tmpfs(path))
 		warnx_("%s is on %s, not on a disk: its reads never reach a "
 		       "device (use --file on a disk-backed file system)", path, fs);
@@ -351,7 +355,7 @@ static void prepare_loop(void)
 			disk = &targets[i];
 	if (!disk) {
 		snprintf(why, sizeof(why), "no disk-backed file read with O_DIRECT "
-			 "to put it on");
+			 "to put it on (see the direct target)");
 		goto fail;
 	}
 	if (geteuid()) {

@@ -610,7 +610,7 @@ static void print_table(const char *workload, const char *title)
 	snprintf(h1, sizeof(h1), "vs %s", b1 ? b1 : "-");
 	snprintf(h2, sizeof(h2), "vs %s", b2 ? b2 : "-");
 	printf("\n== %s\n", title);
-	printf("%-22s %-14s %10s %21s %11s", "series", "param", "median",
+	printf("%-22s %-17s %10s %21s %11s", "series", "param", "median",
 	       "spread (min-max)", h1);
 	if (b2)
 		printf(" %11s", h2);
@@ -639,7 +639,7 @@ static void print_table(const char *workload, const char *title)
 			snprintf(sp, sizeof(sp), "-");
 		fmt_ratio(r1, sizeof(r1), r->ratio);
 		fmt_ratio(r2, sizeof(r2), r->ratio2);
-		printf("%-22s %-14s %10s %21s %11s", r->series, r->param, med,
+		printf("%-22s %-17s %10s %21s %11s", r->series, r->param, med,
 		       sp, r1);
 		if (b2)
 			printf(" %11s", r->baseline2 ? r2 : "");

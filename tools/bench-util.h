@@ -173,7 +173,9 @@ void bench_threads(void);
  */
 #define BS	4096
 struct target {
-	const char *name;	/* "tmpfs", "direct", "disk" or "loop" */
+	const char *name;	/* "tmpfs", "direct", "buffered", "loop", or
+				 * "direct-tmpfs"/"buffered-tmpfs" for --file
+				 * on tmpfs */
 	char path[4096];
 	int fd;
 	int direct;		/* opened with O_DIRECT */
