@@ -189,6 +189,8 @@ extern int io_pgetevents(io_context_t ctx, long min_nr, long nr,
  * reads completions from the ring in user space (1) or asks the kernel
  * (0).  io_features() reports what the running kernel offers and which
  * paths the library takes.
+ * io_syscall_count() is the number of AIO system calls the library has
+ * made in this process.
  */
 #define LIBAIO_EXTENSIONS	1
 
@@ -203,6 +205,7 @@ extern int io_pgetevents(io_context_t ctx, long min_nr, long nr,
 extern int io_reap(io_context_t ctx, long nr, struct io_event *events);
 extern int io_reaper_active(io_context_t ctx);
 extern unsigned int io_features(void);
+extern unsigned long long io_syscall_count(void);
 
 /* Inline helpers: each prep zeroes the whole iocb first, key included. */
 static inline void io_set_callback(struct iocb *iocb, io_callback_t cb)

@@ -33,6 +33,7 @@ dist_man_MANS += \
 	man/io_set_eventfd.3 \
 	man/io_setup.3 \
 	man/io_submit.3 \
+	man/io_syscall_count.3 \
 	man/libaio.7 \
 	man/aio-bench.1 \
 	# EOL

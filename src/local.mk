@@ -21,6 +21,7 @@ libaio_la_SOURCES = \
 	src/ring.h \
 	src/setup.c \
 	src/submit.c \
+	src/syscall.c \
 	src/syscall.h \
 	src/syscall_nr.h \
 	src/time64.c \

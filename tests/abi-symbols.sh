@@ -51,6 +51,11 @@ for s in $extra; do
 	esac
 done
 
+# LIBAIO_0.7: exactly this library's extensions.
+want07="io_features@@LIBAIO_0.7 io_reap@@LIBAIO_0.7 io_reaper_active@@LIBAIO_0.7 io_syscall_count@@LIBAIO_0.7"
+got07=$(grep '@@LIBAIO_0\.7$' "$tmp/ours.def" | sort | tr '\n' ' ')
+[ "$got07" = "$want07 " ] || bad "LIBAIO_0.7 exports '$got07', want '$want07'"
+
 # The time64 pair: exactly on 32-bit targets.
 t64="io_getevents_time64@@LIBAIO_0.6 io_pgetevents_time64@@LIBAIO_0.6"
 if [ "$(elf_class "$ours")" = 32 ]; then

@@ -22,7 +22,10 @@ expect() {
 	fi
 }
 
-tiny="--time 0.01 --reps 1 --batches 1,16 --conns 1,2 --depths 1,4 --file-size 8"
+# The disk-backed file goes under $TMPDIR (it may be tmpfs there: the tool
+# then warns that it is not a disk, which is fine here).
+tiny="--time 0.01 --reps 1 --batches 1,16 --conns 1,2 --depths 1,4 --file-size 8
+	--file $tmp/disk --threads 2 --thread-depth 4"
 
 expect 0 "--help" --help
 grep -q -- "--workloads" "$tmp/out" && pass "--help lists --workloads" || fail "--help text"
@@ -43,16 +46,47 @@ expect 2 "bad --conns" --conns 1,x
 expect 2 "bad --procs" --procs 3
 expect 2 "bad --batches (does not divide the fill)" --batches 7
 expect 2 "bad --direct" --direct sometimes
+expect 2 "bad --threads" --threads 0
+expect 2 "bad --thread-depth" --thread-depth 5000
+expect 2 "bad --pattern" --pattern some
+expect 2 "bad --workloads (threads misspelt)" --workloads thread
 expect 2 "stray argument" stray
 expect 2 "--json with --csv" --json --csv
 
 # Human output: header lines and one table per workload.
-expect 0 "tiny table run" $tiny --workloads reap,loop,file
+expect 0 "tiny table run" $tiny --workloads reap,loop,file,threads
 for key in "kernel:" "poll:" "pgetevents:" "ring reaper:" "== reap" "== loop" "== file" \
-	"ours-ring" "ours-syscall" "copy-floor" "epoll-lt" "epoll-oneshot" \
-	"aio-poll-ours" "aio-poll-syscall" "series"; do
+	"== threads" "ours-ring" "ours-syscall" "copy-floor" "epoll-lt" "epoll-oneshot" \
+	"aio-poll-ours" "aio-poll-syscall" "series" "sc/op" "cpu vs" "dup" "lost" \
+	"one ring per thread"; do
 	grep -q -- "$key" "$tmp/out" && pass "table has '$key'" || fail "table lacks '$key'"
 done
+# CPU and system calls carry measured numbers (usr, sys, cpu ratio, sc/op,
+# sc ratio) in the reap and file rows of ours and stock, and the threads
+# rows show 0 duplicates and 0 losses.
+num='[0-9]+(\.[0-9]+)?'
+for row in "ours-ring +batch=16" "stock-libaio +batch=16" "ours-ring +tmpfs QD=4" \
+	"stock-libaio +tmpfs QD=4" "ours-ring +(direct|buffered)(-tmpfs)? QD=4" \
+	"stock-libaio +(direct|buffered)(-tmpfs)? QD=1"; do
+	grep -Eq "^$row +$num +$num-$num +${num}x +$num +$num +${num}x +$num +(${num}x|inf) " "$tmp/out" &&
+		pass "'$row' has CPU and system-call figures" || fail "'$row' lacks CPU or system-call figures"
+done
+for series in ours-ring stock-libaio; do
+	grep -Eq "^$series +tmpfs T=2 +$num .* 0 +0 +one shared context" "$tmp/out" &&
+		pass "threads: $series measured, 0 dup, 0 lost" || fail "threads: $series row"
+done
+grep -Eq "^io_uring +tmpfs T=2 +$num .* 0 +0 +one ring per thread" "$tmp/out" ||
+	grep -Eq "^io_uring +tmpfs T=2 .*not built with liburing" "$tmp/out" &&
+	pass "threads: io_uring row" || fail "threads: io_uring row"
+# The stock library's reap makes one system call per io_getevents, ours
+# none when the events are in the ring.
+grep -Eq "^stock-libaio +batch=1 .* 1\.000 +1\.00x " "$tmp/out" &&
+	pass "stock: one system call per batch-1 reap" || fail "stock reap system calls"
+if grep -q "ring reaper:  on" "$tmp/out"; then
+	grep -Eq "^ours-ring +batch=16 .* 0\.000 +inf " "$tmp/out" &&
+		pass "ours: no system call to reap from the ring" || fail "ours reap system calls"
+fi
+[ ! -e "$tmp/disk" ] && pass "disk-backed file removed" || fail "disk-backed file left behind"
 # The bare ring copy and the multi-threaded child must really have run:
 # a number, not "-".
 for series in ring-copy-floor ours-ring-mt; do
@@ -66,7 +100,7 @@ grep -q "ring reaper:  off (LIBAIO_DISABLE)" "$tmp/out" && pass "LIBAIO_DISABLE=
 	fail "LIBAIO_DISABLE=ring not reported"
 
 # JSON: parses, has the expected keys, rows carry the expected fields.
-expect 0 "tiny --json run" $tiny --json
+expect 0 "tiny --json run" $tiny --workloads reap,loop,file,threads --json
 if command -v python3 >/dev/null 2>&1; then
 	python3 -m json.tool "$tmp/out" >/dev/null && pass "JSON parses" || fail "JSON does not parse"
 	python3 - "$tmp/out" <<'PY' && pass "JSON keys and rows" || fail "JSON keys or rows"
@@ -77,20 +111,41 @@ for k in ("version", "kernel", "features", "rows", "targets", "reps", "cell_time
 for k in ("poll", "pgetevents", "ring_reaper"):
     assert k in d["features"], k
 wl = {r["workload"] for r in d["rows"]}
-assert wl == {"reap", "loop", "file"}, wl
+assert wl == {"reap", "loop", "file", "threads"}, wl
 for r in d["rows"]:
-    for k in ("series", "param", "unit", "median", "min", "max", "reps", "baseline", "ratio", "note"):
+    for k in ("series", "param", "unit", "median", "min", "max", "reps", "baseline",
+              "ratio", "note", "cpu_usr_us", "cpu_sys_us", "cpu_us", "cpu_ratio",
+              "syscalls", "syscall_ratio", "cost_reps"):
         assert k in r, k
 assert any(r["series"] == "ours-ring" and r["reps"] == 1 for r in d["rows"])
+# Every measured reap, file and threads row has its cost measured too.
+for r in d["rows"]:
+    if r["workload"] != "loop" and r["reps"]:
+        assert r["cost_reps"] == r["reps"], r
+        assert r["cpu_us"] is not None and r["cpu_us"] >= 0, r
+        assert r["syscalls"] is not None and r["syscalls"] >= 0, r
+params = {r["param"].split()[0] for r in d["rows"] if r["workload"] == "file"}
+assert "tmpfs" in params and params & {"direct", "buffered", "direct-tmpfs",
+                                       "buffered-tmpfs"}, params
+th = [r for r in d["rows"] if r["workload"] == "threads"]
+assert {r["series"] for r in th} >= {"ours-ring", "stock-libaio"}, th
+for r in th:
+    if r["reps"]:
+        assert r["dups"] == 0 and r["lost"] == 0, r
+        assert r["median"] > 0, r
+stock = [r for r in d["rows"] if r["workload"] == "file" and r["series"] == "stock-libaio"
+         and r["reps"]]
+assert stock and all(r["syscalls"] > 0 for r in stock), stock
 PY
 else
 	echo "skip: no python3 for the JSON checks"
 fi
-[ ! -s "$tmp/err" ] || ! grep -q "aio-bench: [a-z]" "$tmp/err" || { fail "--json run warned"; cat "$tmp/err"; }
+[ ! -s "$tmp/err" ] || ! grep -v "not on a disk" "$tmp/err" | grep -q "aio-bench: [a-z]" ||
+	{ fail "--json run warned"; cat "$tmp/err"; }
 
 # CSV: header row first, then rows with the same number of fields.
 expect 0 "tiny --csv run" $tiny --workloads reap,loop --csv
-head -n 1 "$tmp/out" | grep -q "^workload,series,param,unit,median,min,max,reps,baseline,ratio" &&
+head -n 1 "$tmp/out" | grep -q "^workload,series,param,unit,median,min,max,reps,baseline,ratio,baseline2,ratio2,cpu_usr_us,cpu_sys_us,cpu_us,cpu_ratio,syscalls,syscall_ratio,dups,lost," &&
 	pass "CSV header" || fail "CSV header row"
 if command -v python3 >/dev/null 2>&1; then
 	python3 -c 'import csv, sys
@@ -104,10 +159,37 @@ expect 0 "--procs 1,2 --cpu 0" --workloads loop --time 0.01 --reps 1 --conns 1 -
 grep -q "K=1 2p" "$tmp/out" && pass "two-process rows" || fail "no two-process rows"
 expect 0 "--file PATH (created and removed)" --workloads file --time 0.01 --reps 1 --depths 2 \
 	--file "$tmp/data" --file-size 4 --stock none
+expect 0 "--pattern batch" --workloads file,threads --pattern batch --time 0.01 --reps 1 \
+	--depths 4 --threads 2 --thread-depth 2 --file "$tmp/data" --file-size 4
+grep -q "one io_submit for all of them" "$tmp/out" && pass "--pattern batch is reported" ||
+	fail "--pattern batch not reported"
+ls /dev/shm/aio-bench.* >/dev/null 2>&1 && fail "tmpfs file left behind in /dev/shm" ||
+	pass "tmpfs file removed"
 [ ! -e "$tmp/data" ] && pass "created file removed" || fail "file left behind"
 grep -q "stock-libaio" "$tmp/out" && pass "stock row shown when skipped" || fail "stock row missing"
 expect 0 "--progress" --workloads reap --time 0.01 --reps 1 --batches 1 --progress
 grep -q "reap" "$tmp/err" && pass "progress on stderr" || fail "no progress line"
+
+# --loop: root only; without root it is skipped with a reason (exit 0).
+if [ "$(id -u)" = 0 ] && [ -e /dev/loop-control ]; then
+	expect 0 "--loop" --workloads file,threads --loop --time 0.01 --reps 1 --depths 4 \
+		--threads 2 --thread-depth 2 --file "$tmp/lo" --file-size 4 --direct on
+	if grep -q "loop: skipped" "$tmp/out"; then
+		echo "note: loop device not available here: $(grep 'loop: skipped' "$tmp/out" | head -n 1)"
+	else
+		grep -Eq "^ours-ring +loop QD=4 +$num " "$tmp/out" && pass "loop device rows measured" ||
+			fail "no loop device rows"
+		grep -Eq "^ours-ring +loop T=2 +$num .* 0 +0 " "$tmp/out" && pass "loop threads rows" ||
+			fail "no loop threads rows"
+	fi
+	losetup -a 2>/dev/null | grep -q "$tmp/lo" && fail "loop device left attached" ||
+		pass "loop device detached"
+else
+	expect 0 "--loop without root" --workloads file --loop --time 0.01 --reps 1 --depths 1 \
+		--file "$tmp/lo" --file-size 4
+	grep -q "loop: skipped" "$tmp/out" && pass "--loop skipped with a reason" ||
+		fail "--loop without root gave no reason"
+fi
 
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 exit 0

@@ -647,6 +647,56 @@ END_TEST
 
 /* ------------------------------------------------------- extensions */
 
+/*
+ * io_syscall_count: one per AIO system call, none for a reap the ring
+ * served.  A read of /dev/zero completes inside io_submit, so it is in the
+ * ring before io_getevents looks.  The probe runs first (io_features), so
+ * that none of its calls fall between the two readings.
+ */
+START_TEST(syscall_count_counts_each_aio_system_call)
+{
+	unsigned long long before;
+	io_context_t ctx = NULL;
+	struct io_event ev;
+	struct iocb cb, *cbp = &cb;
+	unsigned char buf[16];
+	int fd = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	KEPT(io_features());
+	before = io_syscall_count();
+	EXPECT_RET(io_setup(4, &ctx), 0);
+	ck_assert_uint_eq(io_syscall_count() - before, 1);
+
+	/* With poll emulated and the ring reaper off, the registry does not
+	 * know the context, and io_submit first asks the kernel whether it
+	 * is one (an empty io_submit): two calls. */
+	io_prep_pread(&cb, fd, buf, sizeof(buf), 0);
+	before = io_syscall_count();
+	EXPECT_RET(io_submit(ctx, 1, &cbp), 1);
+	ck_assert_uint_eq(io_syscall_count() - before,
+			  test_mode_disables("poll") && test_mode_disables("ring") ?
+				  2 : 1);
+
+	before = io_syscall_count();
+	EXPECT_RET(io_getevents(ctx, 1, 1, &ev, NULL), 1);
+	ck_assert_ptr_eq(ev.obj, &cb);
+	ck_assert_uint_eq(io_syscall_count() - before,
+			  io_reaper_active(ctx) ? 0 : 1);
+
+	/* Nothing waiting, zero timeout: the reaper answers 0 by itself. */
+	before = io_syscall_count();
+	EXPECT_RET(io_reap(ctx, 1, &ev), 0);
+	ck_assert_uint_eq(io_syscall_count() - before,
+			  io_reaper_active(ctx) ? 0 : 1);
+
+	before = io_syscall_count();
+	EXPECT_RET(io_destroy(ctx), 0);
+	ck_assert_uint_eq(io_syscall_count() - before, 1);
+	close(fd);
+}
+END_TEST
+
 START_TEST(extensions_basics)
 {
 	io_context_t ctx = new_ctx(8);
@@ -992,6 +1042,7 @@ Suite *test_suite(void)
 	tcase_add_test(queue, queue_run_calls_each_callback);
 	tcase_add_test(queue, queue_init_release_wait);
 	tcase_add_test(queue, extensions_basics);
+	tcase_add_test(queue, syscall_count_counts_each_aio_system_call);
 	suite_add_tcase(s, queue);
 
 	tcase_add_test(errors, setup_errors);

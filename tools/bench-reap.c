@@ -53,6 +53,28 @@ struct aio_side {
 	char why[96];
 };
 
+/*
+ * The cost of the timed steps of the current cell: CPU time of the
+ * process (getrusage just outside each pair of clock reads, so the fill
+ * is left out) and AIO system calls, summed over the cell's fills.
+ */
+static struct cell_cost {
+	double usr, sys, calls, events;
+} cc;
+
+static unsigned long long no_calls(void)
+{
+	return 0;
+}
+
+static void cc_add(const struct cost *a, const struct cost *b, double events)
+{
+	cc.usr += b->usr - a->usr;
+	cc.sys += b->sys - a->sys;
+	cc.calls += (double)(b->calls - a->calls);
+	cc.events += events;
+}
+
 static struct io_event evbuf[FILL];
 static struct io_event srcbuf[FILL];
 static struct iocb cbs[CHUNK];
@@ -103,6 +125,8 @@ static inline __attribute__((always_inline)) double
 run_cell(struct aio_side *s, long batch, reap_batch_fn *reap)
 {
 	uint64_t spent = 0, events = 0, t0, t1, budget, start;
+	unsigned long long (*calls)(void) = s->ops->calls;
+	struct cost a, b;
 	long i;
 
 	budget = (uint64_t)(opt.cell_time * 1e9);
@@ -110,11 +134,14 @@ run_cell(struct aio_side *s, long batch, reap_batch_fn *reap)
 	do {
 		if (aio_fill(s))
 			return -1;
+		cost_now(&a, calls());
 		t0 = now_ns();
 		for (i = 0; i < FILL; i += batch)
 			if (reap(s, evbuf + i, batch))
 				return -1;
 		t1 = now_ns();
+		cost_now(&b, calls());
+		cc_add(&a, &b, FILL);
 		spent += t1 - t0;
 		events += FILL;
 	} while (t1 - start < budget && !interrupted);
@@ -144,16 +171,20 @@ static double aio_cell(struct aio_side *s, long batch)
 static double floor_cell(long batch)
 {
 	uint64_t spent = 0, events = 0, t0, t1, budget;
+	struct cost a, b;
 	long i;
 
 	budget = (uint64_t)(opt.cell_time * 1e9);
 	do {
+		cost_now(&a, no_calls());
 		t0 = now_ns();
 		for (i = 0; i < FILL; i += batch) {
 			memcpy(evbuf + i, srcbuf + i, batch * sizeof(srcbuf[0]));
 			__asm__ volatile("" : : "r"(evbuf) : "memory");
 		}
 		t1 = now_ns();
+		cost_now(&b, no_calls());
+		cc_add(&a, &b, FILL);
 		spent += t1 - t0;
 		events += FILL;
 	} while (spent < budget && !interrupted);
@@ -174,6 +205,7 @@ static void *idle_thread(void *arg)
  */
 static double mt_cell(struct aio_side *s, long batch)
 {
+	struct { double v; struct cell_cost cc; } msg = { -1, { 0, 0, 0, 0 } };
 	double v = -1;
 	int fd[2], status;
 	pid_t pid;
@@ -195,16 +227,19 @@ static double mt_cell(struct aio_side *s, long batch)
 		    !__libc_single_threaded &&	/* else this measures nothing new */
 #endif
 		    aio_open(&c, &ops_ours) == 0) {
-			v = aio_cell(&c, batch);
+			msg.v = aio_cell(&c, batch);
+			msg.cc = cc;
 			c.ops->destroy(c.ctx);
 		}
-		if (write(fd[1], &v, sizeof(v)) != sizeof(v))
+		if (write(fd[1], &msg, sizeof(msg)) != sizeof(msg))
 			_exit(1);
 		_exit(0);
 	}
 	close(fd[1]);
-	if (pid < 0 || read(fd[0], &v, sizeof(v)) != sizeof(v))
-		v = -1;
+	if (pid < 0 || read(fd[0], &msg, sizeof(msg)) != sizeof(msg))
+		msg.v = -1;
+	v = msg.v;
+	cc = msg.cc;
 	close(fd[0]);
 	if (pid > 0)
 		waitpid(pid, &status, 0);
@@ -293,6 +328,7 @@ static double uring_cell(long batch)
 {
 	struct io_uring_cqe *cqes[256];
 	uint64_t spent = 0, events = 0, t0, t1, budget, start;
+	struct cost a, b;
 	long i, k;
 	unsigned got;
 
@@ -301,6 +337,8 @@ static double uring_cell(long batch)
 	do {
 		if (uring_fill())
 			return -1;
+		/* Peeking and advancing the CQ never enters the kernel. */
+		cost_now(&a, no_calls());
 		t0 = now_ns();
 		for (i = 0; i < FILL; i += batch) {
 			got = io_uring_peek_batch_cqe(&ring, cqes, batch);
@@ -317,6 +355,8 @@ static double uring_cell(long batch)
 			io_uring_cq_advance(&ring, got);
 		}
 		t1 = now_ns();
+		cost_now(&b, no_calls());
+		cc_add(&a, &b, FILL);
 		spent += t1 - t0;
 		events += FILL;
 	} while (t1 - start < budget && !interrupted);
@@ -411,6 +451,7 @@ void bench_reap(void)
 				snprintf(param, sizeof(param), "batch=%ld", batch);
 				r = row_get(WL, names[s], param, "ns/event", 1,
 					    BASE, NULL);
+				memset(&cc, 0, sizeof(cc));
 				if (s == S_FLOOR) {
 					v = floor_cell(batch);
 				} else if (s == S_URING) {
@@ -447,6 +488,14 @@ void bench_reap(void)
 					}
 				}
 				row_add(r, v);
+				if (cc.events > 0) {
+					struct cost zero = { 0, 0, 0 }, sum;
+
+					sum.usr = cc.usr;
+					sum.sys = cc.sys;
+					sum.calls = (unsigned long long)cc.calls;
+					row_add_cost(r, &zero, &sum, cc.events);
+				}
 			}
 		}
 	}

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -32,6 +33,7 @@ static int ours_getevents(io_context_t ctx, long min_nr, long nr,
 
 const struct aio_ops ops_ours = {
 	"ours", io_setup, io_destroy, io_submit, ours_getevents,
+	io_syscall_count,
 };
 
 /* A context made behind the library's back: the registry does not know
@@ -47,11 +49,73 @@ static int raw_destroy(io_context_t ctx)
 	return syscall(SYS_io_destroy, ctx) < 0 ? -errno : 0;
 }
 
+/* Our io_submit and io_getevents count their own calls; the raw setup
+ * and destroy happen outside every measured window. */
 const struct aio_ops ops_sys = {
 	"ours-syscall", raw_setup, raw_destroy, io_submit, ours_getevents,
+	io_syscall_count,
 };
 
-struct aio_ops ops_stock = { "stock", NULL, NULL, NULL, NULL };
+/*
+ * The stock library keeps no count, so the tool counts its calls: each
+ * one is one system call, except io_getevents with a zero timeout on a
+ * ring whose head equals its tail, which the stock library answers
+ * itself (it checks the ring's magic number first).  Relaxed: the count
+ * is read only after the threads that call these have been joined, or
+ * by the thread that made the calls.
+ */
+static _Atomic unsigned long long stock_calls;
+_Atomic unsigned long long uring_calls;
+static int (*stock_setup_fn)(int, io_context_t *);
+static int (*stock_destroy_fn)(io_context_t);
+static int (*stock_submit_fn)(io_context_t, long, struct iocb **);
+static int (*stock_getevents_fn)(io_context_t, long, long, struct io_event *,
+				 struct timespec *);
+
+static void stock_count(void)
+{
+	atomic_fetch_add_explicit(&stock_calls, 1, memory_order_relaxed);
+}
+
+static int stock_setup(int nr, io_context_t *ctx)
+{
+	stock_count();
+	return stock_setup_fn(nr, ctx);
+}
+
+static int stock_destroy(io_context_t ctx)
+{
+	stock_count();
+	return stock_destroy_fn(ctx);
+}
+
+static int stock_submit(io_context_t ctx, long nr, struct iocb **ios)
+{
+	stock_count();
+	return stock_submit_fn(ctx, nr, ios);
+}
+
+struct ring_head {
+	unsigned id, nr, head, tail, magic;
+};
+
+static int stock_getevents(io_context_t ctx, long min_nr, long nr,
+			   struct io_event *ev, struct timespec *ts)
+{
+	const volatile struct ring_head *r = (const void *)ctx;
+
+	if (!(ts && !ts->tv_sec && !ts->tv_nsec && r &&
+	      r->magic == 0xa10a10a1u && r->head == r->tail))
+		stock_count();
+	return stock_getevents_fn(ctx, min_nr, nr, ev, ts);
+}
+
+static unsigned long long stock_calls_now(void)
+{
+	return atomic_load_explicit(&stock_calls, memory_order_relaxed);
+}
+
+struct aio_ops ops_stock = { "stock", NULL, NULL, NULL, NULL, stock_calls_now };
 int stock_loaded;
 char stock_error[256] = "not loaded";
 
@@ -73,16 +137,20 @@ int stock_load(const char *path)
 		snprintf(stock_error, sizeof(stock_error), "%s", dlerror());
 		return -1;
 	}
-	*(void **)&ops_stock.setup = dlsym(h, "io_setup");
-	*(void **)&ops_stock.destroy = dlsym(h, "io_destroy");
-	*(void **)&ops_stock.submit = dlsym(h, "io_submit");
-	*(void **)&ops_stock.getevents = dlsym(h, "io_getevents");
-	if (!ops_stock.setup || !ops_stock.destroy || !ops_stock.submit ||
-	    !ops_stock.getevents) {
+	*(void **)&stock_setup_fn = dlsym(h, "io_setup");
+	*(void **)&stock_destroy_fn = dlsym(h, "io_destroy");
+	*(void **)&stock_submit_fn = dlsym(h, "io_submit");
+	*(void **)&stock_getevents_fn = dlsym(h, "io_getevents");
+	if (!stock_setup_fn || !stock_destroy_fn || !stock_submit_fn ||
+	    !stock_getevents_fn) {
 		snprintf(stock_error, sizeof(stock_error),
 			 "%s lacks an io_* symbol", path);
 		return -1;
 	}
+	ops_stock.setup = stock_setup;
+	ops_stock.destroy = stock_destroy;
+	ops_stock.submit = stock_submit;
+	ops_stock.getevents = stock_getevents;
 	stock_loaded = 1;
 	return 0;
 }
@@ -226,6 +294,45 @@ void row_note(struct row *r, const char *note)
 		snprintf(r->note, sizeof(r->note), "%s", note);
 }
 
+/*
+ * RUSAGE_SELF: the whole process, because work done for a series may run
+ * on threads other than the caller's (the worker threads of the threads
+ * workload, io_uring's io-wq workers, our poll helper).  The kernel keeps
+ * the total exactly (scheduler nanoseconds); the user/system split is in
+ * proportion to timer-tick samples, so it is coarse for short cells.
+ */
+void cost_now(struct cost *c, unsigned long long calls)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	c->usr = ru.ru_utime.tv_sec * 1e9 + ru.ru_utime.tv_usec * 1e3;
+	c->sys = ru.ru_stime.tv_sec * 1e9 + ru.ru_stime.tv_usec * 1e3;
+	c->calls = calls;
+}
+
+void row_add_cost(struct row *r, const struct cost *a, const struct cost *b,
+		  double ops)
+{
+	if (r->nc >= MAX_REPS || !(ops > 0))
+		return;
+	r->usr[r->nc] = (b->usr - a->usr) / ops;
+	r->sys[r->nc] = (b->sys - a->sys) / ops;
+	r->sc[r->nc] = (double)(b->calls - a->calls) / ops;
+	r->nc++;
+}
+
+int integrity_failed;
+
+void row_add_integrity(struct row *r, long long dups, long long lost)
+{
+	r->dups += dups;
+	r->lost += lost;
+	r->checked = 1;
+	if (dups || lost)
+		integrity_failed = 1;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -258,26 +365,66 @@ static double ratio_to(const struct row *r, const char *baseline)
 	return r->lower_better ? b->median / r->median : r->median / b->median;
 }
 
+static double median_of(const double *v, int n)
+{
+	double s[MAX_REPS];
+
+	if (!n)
+		return NAN;
+	memcpy(s, v, n * sizeof(double));
+	qsort(s, n, sizeof(double), cmp_double);
+	return n & 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+}
+
+/* Baseline over this row, for a lower-is-better cost: inf when this row
+ * is 0 and the baseline is not, NaN when either is missing. */
+static double cost_ratio(double base, double mine)
+{
+	if (isnan(base) || isnan(mine))
+		return NAN;
+	if (mine == 0)
+		return base == 0 ? 1.0 : INFINITY;
+	return base / mine;
+}
+
 void report_finish(void)
 {
-	int i;
+	double tot[MAX_REPS];
+	int i, k;
 
 	for (i = 0; i < nrows; i++) {
 		struct row *r = &rows[i];
 		double s[MAX_REPS];
 
+		r->usr_med = r->sys_med = r->cpu_med = r->sc_med = NAN;
+		r->cpu_ratio = r->sc_ratio = NAN;
+		if (r->nc) {
+			for (k = 0; k < r->nc; k++)
+				tot[k] = r->usr[k] + r->sys[k];
+			r->usr_med = median_of(r->usr, r->nc);
+			r->sys_med = median_of(r->sys, r->nc);
+			r->cpu_med = median_of(tot, r->nc);
+			r->sc_med = median_of(r->sc, r->nc);
+		}
 		if (!r->n)
 			continue;
 		memcpy(s, r->samples, r->n * sizeof(double));
 		qsort(s, r->n, sizeof(double), cmp_double);
 		r->min = s[0];
 		r->max = s[r->n - 1];
-		r->median = r->n & 1 ? s[r->n / 2] :
-				       (s[r->n / 2 - 1] + s[r->n / 2]) / 2;
+		r->median = median_of(r->samples, r->n);
 	}
 	for (i = 0; i < nrows; i++) {
-		rows[i].ratio = ratio_to(&rows[i], rows[i].baseline);
-		rows[i].ratio2 = ratio_to(&rows[i], rows[i].baseline2);
+		struct row *r = &rows[i];
+		const struct row *b;
+
+		r->ratio = ratio_to(r, r->baseline);
+		r->ratio2 = ratio_to(r, r->baseline2);
+		b = r->baseline ? row_find(r->workload, r->baseline, r->param) : NULL;
+		if (b && b->nc && r->nc) {
+			r->cpu_ratio = cost_ratio(b->cpu_med, r->cpu_med);
+			r->sc_ratio = cost_ratio(b->sc_med, r->sc_med);
+		}
 	}
 }
 
@@ -291,7 +438,7 @@ int report_missing(void)
 #define MAX_LINES 64
 static struct {
 	const char *workload;
-	char text[200];
+	char text[320];
 } lines[MAX_LINES];
 static int nlines;
 
@@ -299,8 +446,8 @@ static struct {
 	const char *workload;
 	char what[120];
 	double measured, want;
-} targets[MAX_LINES];
-static int ntargets;
+} goals[MAX_LINES];
+static int ngoals;
 
 void report_line(const char *workload, const char *fmt, ...)
 {
@@ -318,13 +465,13 @@ void report_line(const char *workload, const char *fmt, ...)
 void report_target(const char *workload, const char *what, double measured,
 		   double want)
 {
-	if (ntargets == MAX_LINES)
+	if (ngoals == MAX_LINES)
 		return;
-	targets[ntargets].workload = workload;
-	snprintf(targets[ntargets].what, sizeof(targets[0].what), "%s", what);
-	targets[ntargets].measured = measured;
-	targets[ntargets].want = want;
-	ntargets++;
+	goals[ngoals].workload = workload;
+	snprintf(goals[ngoals].what, sizeof(goals[0].what), "%s", what);
+	goals[ngoals].measured = measured;
+	goals[ngoals].want = want;
+	ngoals++;
 }
 
 /* ---- header: version, kernel, features ------------------------------------ */
@@ -387,12 +534,6 @@ void report_header(void)
 
 /* ---- output ------------------------------------------------------------- */
 
-static const char *titles[][2] = {
-	{ "reap", "reap: ns per completion of ready events (lower is better)" },
-	{ "loop", "loop: echoed messages per second (higher is better)" },
-	{ "file", "file: random 4 KiB reads per second (higher is better)" },
-};
-
 static void fmt_value(char *buf, size_t n, const struct row *r, double v)
 {
 	if (isnan(v))
@@ -411,11 +552,47 @@ static void fmt_ratio(char *buf, size_t n, double v)
 		snprintf(buf, n, "%.2fx", v);
 }
 
+static const char *titles[][2] = {
+	{ "reap", "reap: ns per completion of ready events (lower is better)" },
+	{ "loop", "loop: echoed messages per second (higher is better)" },
+	{ "file", "file: random 4 KiB reads per second (higher is better)" },
+	{ "threads", "threads: random 4 KiB reads per second, threads sharing one "
+		     "context (higher is better)" },
+};
+
+/* The text table shows reap costs in ns per event, the others in us. */
+static double cost_scale(const char *workload)
+{
+	return strcmp(workload, "reap") ? 1e-3 : 1.0;
+}
+
+static void fmt_cost(char *buf, size_t n, double v)
+{
+	if (isnan(v))
+		snprintf(buf, n, "-");
+	else if (v >= 100)
+		snprintf(buf, n, "%.0f", v);
+	else if (v >= 10)
+		snprintf(buf, n, "%.1f", v);
+	else
+		snprintf(buf, n, "%.2f", v);
+}
+
+static void fmt_cost_ratio(char *buf, size_t n, double v)
+{
+	if (isinf(v))
+		snprintf(buf, n, "inf");
+	else
+		fmt_ratio(buf, n, v);
+}
+
 static void print_table(const char *workload, const char *title)
 {
-	const char *b1 = NULL, *b2 = NULL;
-	char h1[40], h2[40];
-	int i, any = 0;
+	const char *b1 = NULL, *b2 = NULL, *cu = cost_scale(workload) == 1 ?
+							 "ns" : "us";
+	double sc = cost_scale(workload);
+	char h1[40], h2[40], hc[40];
+	int i, any = 0, costs = 0, checks = 0;
 
 	for (i = 0; i < nrows; i++) {
 		if (strcmp(rows[i].workload, workload))
@@ -425,20 +602,31 @@ static void print_table(const char *workload, const char *title)
 			b1 = rows[i].baseline;
 		if (!b2)
 			b2 = rows[i].baseline2;
+		costs |= rows[i].nc > 0;
+		checks |= rows[i].checked;
 	}
 	if (!any)
 		return;
 	snprintf(h1, sizeof(h1), "vs %s", b1 ? b1 : "-");
 	snprintf(h2, sizeof(h2), "vs %s", b2 ? b2 : "-");
 	printf("\n== %s\n", title);
-	printf("%-28s %-12s %12s %25s %11s", "series", "param", "median",
+	printf("%-22s %-17s %10s %21s %11s", "series", "param", "median",
 	       "spread (min-max)", h1);
 	if (b2)
 		printf(" %11s", h2);
+	if (costs) {
+		snprintf(hc, sizeof(hc), "usr %s", cu);
+		printf(" %8s", hc);
+		snprintf(hc, sizeof(hc), "sys %s", cu);
+		printf(" %8s %8s %8s %8s", hc, "cpu vs", "sc/op", "sc vs");
+	}
+	if (checks)
+		printf(" %5s %5s", "dup", "lost");
 	printf("  note\n");
 	for (i = 0; i < nrows; i++) {
 		const struct row *r = &rows[i];
 		char med[32], lo[32], hi[32], sp[70], r1[24], r2[24];
+		char u[24], s_[24], cr[24], scv[24], sr[24];
 
 		if (strcmp(r->workload, workload))
 			continue;
@@ -451,23 +639,47 @@ static void print_table(const char *workload, const char *title)
 			snprintf(sp, sizeof(sp), "-");
 		fmt_ratio(r1, sizeof(r1), r->ratio);
 		fmt_ratio(r2, sizeof(r2), r->ratio2);
-		printf("%-28s %-12s %12s %25s %11s", r->series, r->param, med,
+		printf("%-22s %-17s %10s %21s %11s", r->series, r->param, med,
 		       sp, r1);
 		if (b2)
 			printf(" %11s", r->baseline2 ? r2 : "");
+		if (costs) {
+			fmt_cost(u, sizeof(u), r->usr_med * sc);
+			fmt_cost(s_, sizeof(s_), r->sys_med * sc);
+			fmt_cost_ratio(cr, sizeof(cr), r->cpu_ratio);
+			if (isnan(r->sc_med))
+				snprintf(scv, sizeof(scv), "-");
+			else
+				snprintf(scv, sizeof(scv), "%.3f", r->sc_med);
+			fmt_cost_ratio(sr, sizeof(sr), r->sc_ratio);
+			printf(" %8s %8s %8s %8s %8s", u, s_, cr, scv, sr);
+		}
+		if (checks) {
+			if (r->checked)
+				printf(" %5lld %5lld", r->dups, r->lost);
+			else
+				printf(" %5s %5s", "-", "-");
+		}
 		printf("  %s\n", r->note);
 	}
-	for (i = 0; i < ntargets; i++) {
-		if (strcmp(targets[i].workload, workload))
+	if (costs)
+		printf("usr/sys: CPU time of the whole process per %s (getrusage "
+		       "RUSAGE_SELF around the timed part); sc/op: AIO system calls "
+		       "per %s (io_uring_enter for io_uring); \"vs\": %s over the "
+		       "row, higher is better.\n",
+		       sc == 1 ? "event, ns" : "I/O, us",
+		       sc == 1 ? "event" : "I/O", b1 ? b1 : "the baseline");
+	for (i = 0; i < ngoals; i++) {
+		if (strcmp(goals[i].workload, workload))
 			continue;
-		if (isnan(targets[i].measured))
+		if (isnan(goals[i].measured))
 			printf("target: %s: want >= %.2fx, not measured\n",
-			       targets[i].what, targets[i].want);
+			       goals[i].what, goals[i].want);
 		else
 			printf("target: %s: want >= %.2fx, measured %.2fx: %s\n",
-			       targets[i].what, targets[i].want,
-			       targets[i].measured,
-			       targets[i].measured >= targets[i].want ? "met" :
+			       goals[i].what, goals[i].want,
+			       goals[i].measured,
+			       goals[i].measured >= goals[i].want ? "met" :
 									 "MISSED");
 	}
 	for (i = 0; i < nlines; i++)
@@ -559,23 +771,38 @@ static void print_json(void)
 			printf(", \"ratio2\": ");
 			json_num(r->ratio2);
 		}
+		printf(", \"cpu_usr_us\": ");
+		json_num(r->usr_med / 1e3);
+		printf(", \"cpu_sys_us\": ");
+		json_num(r->sys_med / 1e3);
+		printf(", \"cpu_us\": ");
+		json_num(r->cpu_med / 1e3);
+		printf(", \"cpu_ratio\": ");
+		json_num(r->cpu_ratio);
+		printf(", \"syscalls\": ");
+		json_num(r->sc_med);
+		printf(", \"syscall_ratio\": ");
+		json_num(r->sc_ratio);
+		printf(", \"cost_reps\": %d", r->nc);
+		if (r->checked)
+			printf(", \"dups\": %lld, \"lost\": %lld", r->dups, r->lost);
 		printf(", \"note\": ");
 		json_str(r->note);
 		printf("}");
 	}
 	printf("\n  ],\n  \"targets\": [");
-	for (i = 0; i < ntargets; i++) {
+	for (i = 0; i < ngoals; i++) {
 		printf("%s\n    {\"workload\": ", i ? "," : "");
-		json_str(targets[i].workload);
+		json_str(goals[i].workload);
 		printf(", \"what\": ");
-		json_str(targets[i].what);
+		json_str(goals[i].what);
 		printf(", \"want\": ");
-		json_num(targets[i].want);
+		json_num(goals[i].want);
 		printf(", \"measured\": ");
-		json_num(targets[i].measured);
+		json_num(goals[i].measured);
 		printf(", \"met\": %s}",
-		       isnan(targets[i].measured) ? "null" :
-		       targets[i].measured >= targets[i].want ? "true" : "false");
+		       isnan(goals[i].measured) ? "null" :
+		       goals[i].measured >= goals[i].want ? "true" : "false");
 	}
 	printf("\n  ]\n}\n");
 }
@@ -597,7 +824,9 @@ static void csv_field(const char *s)
 
 static void csv_num(double v)
 {
-	if (!isnan(v))
+	if (isinf(v))
+		printf("inf");
+	else if (!isnan(v))
 		printf("%.6g", v);
 }
 
@@ -606,7 +835,8 @@ static void print_csv(void)
 	int i;
 
 	printf("workload,series,param,unit,median,min,max,reps,baseline,ratio,"
-	       "baseline2,ratio2,kernel,version,note\n");
+	       "baseline2,ratio2,cpu_usr_us,cpu_sys_us,cpu_us,cpu_ratio,"
+	       "syscalls,syscall_ratio,dups,lost,kernel,version,note\n");
 	for (i = 0; i < nrows; i++) {
 		const struct row *r = &rows[i];
 
@@ -631,6 +861,23 @@ static void print_csv(void)
 		csv_field(r->baseline2 ? r->baseline2 : "");
 		putchar(',');
 		csv_num(r->ratio2);
+		putchar(',');
+		csv_num(r->usr_med / 1e3);
+		putchar(',');
+		csv_num(r->sys_med / 1e3);
+		putchar(',');
+		csv_num(r->cpu_med / 1e3);
+		putchar(',');
+		csv_num(r->cpu_ratio);
+		putchar(',');
+		csv_num(r->sc_med);
+		putchar(',');
+		csv_num(r->sc_ratio);
+		putchar(',');
+		if (r->checked)
+			printf("%lld,%lld", r->dups, r->lost);
+		else
+			putchar(',');
 		putchar(',');
 		csv_field(uts.release);
 		putchar(',');

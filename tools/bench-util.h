@@ -11,6 +11,7 @@
 #ifndef AIO_BENCH_UTIL_H
 #define AIO_BENCH_UTIL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -21,7 +22,10 @@
 #define MAX_REPS	1000
 
 /* What an AIO series calls: our library, our library on a context the
- * registry does not know (kernel reaping), or the stock library. */
+ * registry does not know (kernel reaping), or the stock library.  calls()
+ * is the number of AIO system calls made so far in this process: ours
+ * counts its own (io_syscall_count), the stock library's are counted by
+ * the tool's wrappers around it. */
 struct aio_ops {
 	const char *name;
 	int (*setup)(int nr, io_context_t *ctx);
@@ -29,6 +33,7 @@ struct aio_ops {
 	int (*submit)(io_context_t ctx, long nr, struct iocb **ios);
 	int (*getevents)(io_context_t ctx, long min_nr, long nr,
 			 struct io_event *ev, struct timespec *ts);
+	unsigned long long (*calls)(void);
 };
 
 extern const struct aio_ops ops_ours;	/* io_setup: registered, ring reaper */
@@ -52,8 +57,14 @@ struct options {
 	int nprocs;
 	int cpus[2];
 	int ncpus;
-	const char *file;
+	const char *file;	/* the disk-backed file; NULL: one in /var/tmp */
 	long file_mib;
+	int loop;		/* --loop: also a loop device with direct I/O */
+	long threads[MAX_LIST];	/* threads: threads sharing one context */
+	int nthreads;
+	long thread_depth;	/* threads: requests in flight per thread */
+	int single;		/* file, threads: one event per io_getevents,
+				 * one read per io_submit (fio's defaults) */
 	int direct;		/* -1 auto, 0 off, 1 on */
 	const char *stock;
 	const char *series;	/* comma-separated filter, or NULL: all */
@@ -63,6 +74,7 @@ struct options {
 #define WL_REAP	1
 #define WL_LOOP	2
 #define WL_FILE	4
+#define WL_THREADS 8
 
 extern struct options opt;
 
@@ -78,8 +90,17 @@ struct row {
 	const char *baseline;	/* series name the ratio is against */
 	const char *baseline2;	/* optional second baseline */
 	char note[96];
+	/* Cost per operation (I/O or event), one sample per cell: user and
+	 * system CPU of the whole process in ns (getrusage RUSAGE_SELF around
+	 * the timed part), and AIO system calls (or io_uring_enter calls). */
+	double usr[MAX_REPS], sys[MAX_REPS], sc[MAX_REPS];
+	int nc;
+	/* threads: completions delivered twice and never delivered */
+	long long dups, lost;
+	int checked;		/* dups and lost were counted */
 	/* filled by report_finish() */
 	double median, min, max, ratio, ratio2;
+	double usr_med, sys_med, cpu_med, sc_med, cpu_ratio, sc_ratio;
 };
 
 struct row *row_get(const char *workload, const char *series,
@@ -87,6 +108,26 @@ struct row *row_get(const char *workload, const char *series,
 		    const char *baseline, const char *baseline2);
 void row_add(struct row *r, double v);
 void row_note(struct row *r, const char *note);
+
+/* A snapshot of the process's CPU time (ns) and a system-call count. */
+struct cost {
+	double usr, sys;
+	unsigned long long calls;
+};
+void cost_now(struct cost *c, unsigned long long calls);
+/* Add the cost between a and b, spread over ops operations. */
+void row_add_cost(struct row *r, const struct cost *a, const struct cost *b,
+		  double ops);
+void row_add_integrity(struct row *r, long long dups, long long lost);
+extern int integrity_failed;	/* a duplicate or lost completion: exit 3 */
+
+/* io_uring_enter calls the tool made (liburing enters exactly once per
+ * io_uring_submit_and_wait with wait_nr > 0 and no SQPOLL). */
+extern _Atomic unsigned long long uring_calls;
+static inline unsigned long long uring_calls_now(void)
+{
+	return atomic_load_explicit(&uring_calls, memory_order_relaxed);
+}
 
 const struct row *row_find(const char *workload, const char *series,
 			    const char *param);
@@ -122,6 +163,31 @@ int other_cpu(int cpu);
 void bench_reap(void);
 void bench_loop(void);
 void bench_file(void);
+void bench_threads(void);
+
+/*
+ * The files and devices that file and threads read: a tmpfs file, a file
+ * on a disk-backed file system (O_DIRECT where it works), and with --loop
+ * a loop device with direct I/O over that file.  Made by file_prepare(),
+ * undone by file_cleanup() (also from atexit and a second signal).
+ */
+#define BS	4096
+struct target {
+	const char *name;	/* "tmpfs", "direct", "buffered", "loop", or
+				 * "direct-tmpfs"/"buffered-tmpfs" for --file
+				 * on tmpfs */
+	char path[4096];
+	int fd;
+	int direct;		/* opened with O_DIRECT */
+	unsigned long long nblocks;
+	char desc[320];		/* one line for the report */
+};
+#define MAX_TARGETS 3
+extern struct target targets[MAX_TARGETS];
+extern int ntargets;
+void file_prepare(void);
+int submit_reads(const struct aio_ops *ops, io_context_t ctx, long n,
+		 struct iocb **v);
 
 /* Set by a SIGINT/SIGTERM handler: workloads stop early, files are removed. */
 extern volatile int interrupted;

@@ -5,6 +5,7 @@ aio_bench_SOURCES = \
 	tools/bench-file.c \
 	tools/bench-loop.c \
 	tools/bench-reap.c \
+	tools/bench-threads.c \
 	tools/bench-util.c \
 	tools/bench-util.h \
 	# EOL
@@ -17,11 +18,12 @@ endif
 
 EXTRA_DIST += bench/fio-compare.sh bench/qemu-io-compare.sh
 
-# make bench: a longer aio-bench run, then fio and qemu-io with each library.
-# BENCH_ARGS adds or overrides aio-bench options.
+# make bench: a longer aio-bench run (with the loop device when root), then
+# fio and qemu-io with each library.  BENCH_ARGS adds or overrides
+# aio-bench options.
 BENCH_ARGS =
 bench: aio-bench$(EXEEXT) libaio.la
-	$(builddir)/aio-bench --time 0.3 --reps 7 --procs 1,2 $(BENCH_ARGS)
+	$(builddir)/aio-bench --time 0.3 --reps 7 --procs 1,2 --loop $(BENCH_ARGS)
 	$(SHELL) $(srcdir)/bench/fio-compare.sh $(abs_builddir)
 	$(SHELL) $(srcdir)/bench/qemu-io-compare.sh $(abs_builddir)
 .PHONY: bench

@@ -1,0 +1,16 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The system-call counter behind io_syscall_count() (see syscall.h for
+ * where it is incremented and why relaxed ordering suffices).
+ */
+#include "config.h"
+
+#include "export.h"
+#include "syscall.h"
+
+_Atomic unsigned long long aio_syscalls;
+
+AIO_PUBLIC unsigned long long io_syscall_count(void)
+{
+	return atomic_load_explicit(&aio_syscalls, memory_order_relaxed);
+}
