@@ -285,6 +285,7 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, int ctx_known_ok)
 	struct poll_rec *r;
 	struct pollfd pfd;
 	int fd, resfd = -1, ret;
+	long fl;
 
 	memcpy(&k, cb, sizeof(k));
 	if (!ctx_known_ok && (ret = ctx_check(ctx)) < 0)
@@ -294,10 +295,21 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, int ctx_known_ok)
 	fd = dup_fd((int)k.aio_fildes);
 	if (fd < 0)
 		return fd == -EINVAL ? -EBADF : fd;
+	/* The kernel does not look up O_PATH descriptors for I/O. */
+	fl = sys_fcntl(fd, F_GETFL, 0);
+	if (fl < 0 || (fl & O_PATH)) {
+		ret = -EBADF;
+		goto fail;
+	}
 	if (k.aio_flags & KIOCB_FLAG_RESFD) {
 		resfd = dup_fd((int)k.aio_resfd);
 		if (resfd < 0) {
 			ret = resfd == -EINVAL ? -EBADF : resfd;
+			goto fail;
+		}
+		fl = sys_fcntl(resfd, F_GETFL, 0);
+		if (fl < 0 || (fl & O_PATH)) {
+			ret = -EBADF;
 			goto fail;
 		}
 		if (!is_eventfd(resfd)) {
