@@ -53,17 +53,38 @@
  *    wake-up key.  Callers must mask res either way.
  *  - Each armed poll holds a duplicate of its fd (the kernel holds a file
  *    reference too), so the file stays open until the poll completes or
- *    is cancelled.  The emulation also keeps three descriptors of its own
- *    (epoll set, eventfd, memfd), created on first use, close-on-exec.
+ *    is cancelled.  The emulation also keeps descriptors of its own (an
+ *    epoll set, a wake-up pipe, a memfd), created on first use,
+ *    close-on-exec.
+ *  - A program may close descriptors it does not know about (closefrom,
+ *    close_range) and reuse the numbers.  Before each use the library
+ *    checks that a number still names what it made: device and inode
+ *    (statx) for the pipe, the memfd and each duplicate, the eventfd id
+ *    for a RESFD duplicate, and for the epoll set that it still holds
+ *    the wake-up pipe (kcmp).  A number that fails is never read, written,
+ *    closed or passed to epoll_ctl again; the library makes new ones and
+ *    re-arms its polls.  A poll whose own duplicate was closed cannot be
+ *    re-armed and completes with POLLNVAL.
  *  - A fork child has no helper thread and none of the parent's
  *    contexts: its copies of the parent's pending polls are forgotten.
  *
  * Locking: one mutex (pe_lock) covers records, hash, backlog and helper
- * state, and is held across every doorbell io_submit, so io_destroy's
- * poll_emul_forget can guarantee that no doorbell for the context is in
- * flight or will ever be rung (a new context may reuse the address).
- * The per-record atomic state decides who completes an armed poll when
- * the helper and io_cancel race: whoever moves it out of ARMED.
+ * state, and is held across every doorbell io_submit.  Application
+ * threads take it with every signal blocked, so a handler that calls
+ * io_submit or io_cancel never waits for the thread it interrupted.  The
+ * reap side takes no lock at all: a reaper claims a DELIVERED record
+ * with one compare-and-swap on its generation-and-state word, reads it,
+ * and pushes it on a list that the next holder of pe_lock recycles.
+ * Records live in chunks that are never freed, so a stale token always
+ * points at a record and at worst fails the claim.
+ *
+ * Destroy: io_destroy publishes the context in a dying slot before the
+ * system call and then cancels its polls under pe_lock; emulating a poll
+ * asks the kernel whether the context is alive and looks at the slots
+ * under pe_lock, after announcing itself in poll_emul_used.  Each side
+ * writes before it reads the other's variable (sequentially consistent),
+ * so a poll either is cancelled by the destroy or is refused with EINVAL,
+ * and no doorbell reaches a context after io_destroy returns.
  */
 #include "config.h"
 
@@ -71,6 +92,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "features.h"
 #include "internal.h"
@@ -81,12 +103,33 @@
 _Atomic int poll_emul_used;
 pthread_mutex_t pe_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* --- the lock ---------------------------------------------------------- */
+
+void pe_enter(sigset_t *old)
+{
+	sigset_t all;
+
+	/* pthread_sigmask leaves the C library's internal signals alone and
+	 * is async-signal-safe; it returns an error number, never errno. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+	pthread_mutex_lock(&pe_lock);
+	rec_recycle();
+}
+
+void pe_leave(const sigset_t *old)
+{
+	pthread_mutex_unlock(&pe_lock);
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
 /* --- the record store ------------------------------------------------ */
 
 /*
  * Records live in chunks that are never freed, so a stale token or a
  * pointer read without the lock always points at a record; the generation
- * in the token says whether it is still the same poll.
+ * in the token says whether it is still the same poll.  Chunks come from
+ * mmap, not malloc, so that a signal handler's io_submit may add one.
  */
 #define CHUNK_SHIFT	8
 #define CHUNK_RECS	(1u << CHUNK_SHIFT)
@@ -94,10 +137,15 @@ pthread_mutex_t pe_lock = PTHREAD_MUTEX_INITIALIZER;
 #define HASH_SIZE	256u
 
 static struct poll_rec *chunks[MAX_CHUNKS];
-static unsigned nchunks;
+/* Written under pe_lock; read without it by reapers (release/acquire:
+ * the chunk pointer and its records' idx are set before the count). */
+static _Atomic unsigned nchunks;
 static struct poll_rec *free_list;
 static struct poll_rec *hash[HASH_SIZE];
 static unsigned long live;		/* records not free */
+/* Records reapers have claimed, waiting for pe_lock to free them.  Push
+ * only (any thread) and take-all (under pe_lock): no ABA is possible. */
+static struct poll_rec *_Atomic recycle_head;
 
 static unsigned hash_of(const struct iocb *cb)
 {
@@ -111,17 +159,23 @@ uint64_t rec_token(const struct poll_rec *r)
 	return (uint64_t)r->gen << 32 | r->idx;
 }
 
-struct poll_rec *rec_by_token(uint64_t token)
+/* The record a token names, whatever its state, or NULL (any thread). */
+static struct poll_rec *rec_at(uint64_t token)
 {
 	uint32_t idx = (uint32_t)token;
-	struct poll_rec *r;
 
-	if (idx >= nchunks * CHUNK_RECS)
+	if (idx >= atomic_load_explicit(&nchunks, memory_order_acquire) *
+			   CHUNK_RECS)
 		return NULL;
-	r = &chunks[idx >> CHUNK_SHIFT][idx & (CHUNK_RECS - 1)];
-	/* Relaxed: every writer of state holds pe_lock, as we do. */
-	if (r->gen != (uint32_t)(token >> 32) ||
-	    atomic_load_explicit(&r->state, memory_order_relaxed) == REC_FREE)
+	return &chunks[idx >> CHUNK_SHIFT][idx & (CHUNK_RECS - 1)];
+}
+
+struct poll_rec *rec_by_token(uint64_t token)
+{
+	struct poll_rec *r = rec_at(token);
+
+	if (!r || r->gen != (uint32_t)(token >> 32) ||
+	    rec_state(r) == REC_FREE)
 		return NULL;
 	return r;
 }
@@ -131,28 +185,32 @@ static struct poll_rec *rec_alloc(void)
 	struct poll_rec *r;
 
 	if (!free_list) {
+		unsigned n = atomic_load_explicit(&nchunks,
+						  memory_order_relaxed), i;
 		struct poll_rec *c;
-		int saved = errno;
-		unsigned i;
+		long a;
 
-		if (nchunks == MAX_CHUNKS)
+		if (n == MAX_CHUNKS)
 			return NULL;
-		c = calloc(CHUNK_RECS, sizeof(*c));
-		errno = saved;
-		if (!c)
+		a = sys_mmap0(CHUNK_RECS * sizeof(*c), PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS, -1);
+		if (a < 0 && a > -4096)
 			return NULL;
+		c = (struct poll_rec *)a;	/* zero-filled: FREE, gen 0 */
 		for (i = CHUNK_RECS; i-- > 0;) {
-			c[i].idx = nchunks * CHUNK_RECS + i;
+			c[i].idx = n * CHUNK_RECS + i;
 			c[i].fd = c[i].resfd = -1;
 			c[i].qnext = free_list;
 			free_list = &c[i];
 		}
-		chunks[nchunks++] = c;
+		chunks[n] = c;
+		atomic_store_explicit(&nchunks, n + 1, memory_order_release);
 	}
 	r = free_list;
 	free_list = r->qnext;
 	r->qnext = NULL;
 	r->gen++;
+	rec_set(r, REC_FREE);	/* the new generation, still free */
 	r->fd = r->resfd = -1;
 	live++;
 	return r;
@@ -181,46 +239,113 @@ void rec_free(struct poll_rec *r)
 {
 	helper_disarm(r);
 	if (r->resfd >= 0) {
-		sys_close(r->resfd);
+		if (fd_is(r->resfd, &r->resfd_id))
+			sys_close(r->resfd);
 		r->resfd = -1;
 	}
 	hash_remove(r);
-	/* Relaxed: under pe_lock, like every other writer. */
-	atomic_store_explicit(&r->state, REC_FREE, memory_order_relaxed);
+	rec_set(r, REC_FREE);
 	r->qnext = free_list;
 	free_list = r;
 	live--;
 }
 
+/* Free what reapers claimed.  Acquire: pairs with the release of each
+ * push, so the links (and the claims before them) are seen. */
+void rec_recycle(void)
+{
+	struct poll_rec *r, *next;
+
+	if (!atomic_load_explicit(&recycle_head, memory_order_relaxed))
+		return;
+	r = atomic_exchange_explicit(&recycle_head, NULL, memory_order_acquire);
+	for (; r; r = next) {
+		next = r->rnext;
+		rec_free(r);
+	}
+}
+
+static void recycle_push(struct poll_rec *r)
+{
+	struct poll_rec *old = atomic_load_explicit(&recycle_head,
+						    memory_order_relaxed);
+
+	/* Release: the record's link is visible to whoever takes it. */
+	do
+		r->rnext = old;
+	while (!atomic_compare_exchange_weak_explicit(
+		&recycle_head, &old, r, memory_order_release,
+		memory_order_relaxed));
+}
+
+void rec_rearm_all(void)
+{
+	unsigned c, i, n = atomic_load_explicit(&nchunks, memory_order_relaxed);
+
+	for (c = 0; c < n && live; c++)
+		for (i = 0; i < CHUNK_RECS; i++)
+			if (rec_state(&chunks[c][i]) == REC_ARMED)
+				helper_rearm(&chunks[c][i]);
+}
+
+/* Free every record of ctx (a context being destroyed, or an address the
+ * kernel gave out again, so the old context is gone).  Under pe_lock. */
+static void forget_locked(io_context_t ctx)
+{
+	unsigned c, i, n = atomic_load_explicit(&nchunks, memory_order_relaxed);
+
+	if (!live)
+		return;
+	helper_check();
+	helper_forget_ctx(ctx);
+	for (c = 0; c < n && live; c++)
+		for (i = 0; i < CHUNK_RECS; i++) {
+			struct poll_rec *r = &chunks[c][i];
+			unsigned st = rec_state(r);
+
+			if (r->ctx != ctx || st == REC_FREE || st == REC_CLAIMED)
+				continue;
+			/* A reaper may claim a DELIVERED one meanwhile: then
+			 * it is the reaper's to hand back. */
+			if (st == REC_DELIVERED &&
+			    !rec_move(r, REC_DELIVERED, REC_FIRED))
+				continue;
+			rec_free(r);
+		}
+}
+
 /* --- fork ------------------------------------------------------------ */
+
+static sigset_t fork_mask;	/* one fork at a time holds pe_lock */
 
 static void fork_prepare(void)
 {
-	pthread_mutex_lock(&pe_lock);
+	pe_enter(&fork_mask);
+	helper_fork_prepare();
 }
 
 static void fork_parent(void)
 {
-	pthread_mutex_unlock(&pe_lock);
+	pe_leave(&fork_mask);
 }
 
 /* The parent's contexts are not ours: forget every record, closing the
- * duplicates this process inherited, and let a new helper start later. */
+ * duplicates this process inherited, and let a new helper start later.
+ * Claimed records too: the reapers that claimed them are not here. */
 static void fork_child(void)
 {
-	unsigned c, i;
+	unsigned c, i, n = atomic_load_explicit(&nchunks, memory_order_relaxed);
 
 	helper_reset_in_child();	/* first: disarm must not touch epoll */
-	for (c = 0; c < nchunks; c++)
+	atomic_store_explicit(&recycle_head, NULL, memory_order_relaxed);
+	for (c = 0; c < n; c++)
 		for (i = 0; i < CHUNK_RECS; i++) {
 			struct poll_rec *r = &chunks[c][i];
 
-			/* Relaxed: the child has one thread. */
-			if (atomic_load_explicit(&r->state,
-						 memory_order_relaxed) != REC_FREE)
+			if (rec_state(r) != REC_FREE)
 				rec_free(r);
 		}
-	pthread_mutex_unlock(&pe_lock);
+	pe_leave(&fork_mask);
 }
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -228,6 +353,159 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static void init(void)
 {
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}
+
+/* --- contexts being destroyed ------------------------------------------ */
+
+/*
+ * io_destroy publishes its context here before the system call (one
+ * compare-and-swap, whether or not a poll was ever emulated: the
+ * emulation must be able to see a destroy that began before its first
+ * poll).  The value is the page-aligned context address with a few bits
+ * of the destroyer's frame address below it, so that a slot taken over
+ * by another destroyer of a new context at the same address is not
+ * cleared by the old one.  More destroys at once than slots go on a list
+ * under pe_lock.
+ */
+#define DYING_SLOTS	16
+static _Atomic uintptr_t dying[DYING_SLOTS];
+static struct pe_destroy *dying_list;	/* under pe_lock */
+
+#define CTX_ALIGN_MASK	((uintptr_t)0xfff)
+
+static uintptr_t dying_value(const struct pe_destroy *d)
+{
+	return (uintptr_t)d->ctx | ((((uintptr_t)d >> 4) & CTX_ALIGN_MASK) | 1);
+}
+
+/* Is ctx being destroyed?  Under pe_lock, after poll_emul_used was set.
+ * Sequentially consistent: see poll_emul_destroy_begin. */
+static int ctx_dying(io_context_t ctx)
+{
+	struct pe_destroy *d;
+	unsigned i;
+
+	for (i = 0; i < DYING_SLOTS; i++)
+		if ((atomic_load(&dying[i]) & ~CTX_ALIGN_MASK) ==
+		    (uintptr_t)ctx)
+			return 1;
+	for (d = dying_list; d; d = d->next)
+		if (d->ctx == ctx)
+			return 1;
+	return 0;
+}
+
+static void dying_unlist(struct pe_destroy *d)
+{
+	struct pe_destroy **p = &dying_list;
+
+	while (*p && *p != d)
+		p = &(*p)->next;
+	if (*p)
+		*p = d->next;
+	d->listed = 0;
+}
+
+void poll_emul_destroy_begin(io_context_t ctx, struct pe_destroy *d)
+{
+	sigset_t old;
+	unsigned i;
+
+	d->ctx = ctx;
+	d->slot = -1;
+	d->listed = 0;
+	/* Not a context address: the kernel refuses it, no poll has it. */
+	if (((uintptr_t)ctx & CTX_ALIGN_MASK) || !ctx)
+		return;
+	/*
+	 * Publish, then look at poll_emul_used; emulate_one stores that,
+	 * then looks at the slots (both sequentially consistent).  So if
+	 * we read 0, its check sees our slot and it refuses the poll;
+	 * otherwise we cancel every poll it added before.
+	 */
+	for (i = 0; i < DYING_SLOTS; i++) {
+		uintptr_t free_slot = 0;
+
+		if (atomic_compare_exchange_strong(&dying[i], &free_slot,
+						   dying_value(d))) {
+			d->slot = (int)i;
+			break;
+		}
+	}
+	if (d->slot < 0) {
+		pe_enter(&old);
+		d->next = dying_list;
+		dying_list = d;
+		d->listed = 1;
+		if (atomic_load(&poll_emul_used))
+			forget_locked(ctx);
+		pe_leave(&old);
+		return;
+	}
+	if (!atomic_load(&poll_emul_used))
+		return;
+	pe_enter(&old);
+	forget_locked(ctx);
+	pe_leave(&old);
+}
+
+void poll_emul_destroy_end(struct pe_destroy *d)
+{
+	sigset_t old;
+
+	if (d->slot >= 0) {
+		uintptr_t mine = dying_value(d);
+
+		/* Relaxed: fails harmlessly if io_setup already cleared it;
+		 * nothing else is published by clearing. */
+		atomic_compare_exchange_strong_explicit(
+			&dying[d->slot], &mine, 0, memory_order_relaxed,
+			memory_order_relaxed);
+		return;
+	}
+	if (!d->listed)
+		return;
+	pe_enter(&old);
+	if (d->listed)
+		dying_unlist(d);
+	pe_leave(&old);
+}
+
+/*
+ * The kernel gave out ctx: any earlier context at that address is gone,
+ * so a destroyer's mark for it is stale (it would refuse the new
+ * context's polls) and any record left for it (a context destroyed by a
+ * raw system call) is dropped.
+ */
+void poll_emul_setup_done(io_context_t ctx)
+{
+	sigset_t old;
+	unsigned i;
+
+	for (i = 0; i < DYING_SLOTS; i++) {
+		uintptr_t v = atomic_load_explicit(&dying[i],
+						   memory_order_relaxed);
+
+		/* Relaxed: the kernel's io_setup ordered the destroy. */
+		if (v && (v & ~CTX_ALIGN_MASK) == (uintptr_t)ctx)
+			atomic_compare_exchange_strong_explicit(
+				&dying[i], &v, 0, memory_order_relaxed,
+				memory_order_relaxed);
+	}
+	if (!atomic_load_explicit(&poll_emul_used, memory_order_relaxed))
+		return;
+	pe_enter(&old);
+	{
+		struct pe_destroy *d = dying_list, *next;
+
+		for (; d; d = next) {
+			next = d->next;
+			if (d->ctx == ctx)
+				dying_unlist(d);
+		}
+	}
+	forget_locked(ctx);
+	pe_leave(&old);
 }
 
 /* --- submission ------------------------------------------------------ */
@@ -284,7 +562,9 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, int ctx_known_ok)
 	struct kernel_iocb k;
 	struct poll_rec *r;
 	struct pollfd pfd;
+	sigset_t old;
 	int fd, resfd = -1, ret;
+	long fl;
 
 	memcpy(&k, cb, sizeof(k));
 	if (!ctx_known_ok && (ret = ctx_check(ctx)) < 0)
@@ -294,10 +574,21 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, int ctx_known_ok)
 	fd = dup_fd((int)k.aio_fildes);
 	if (fd < 0)
 		return fd == -EINVAL ? -EBADF : fd;
+	/* The kernel does not look up O_PATH descriptors for I/O. */
+	fl = sys_fcntl(fd, F_GETFL, 0);
+	if (fl < 0 || (fl & O_PATH)) {
+		ret = -EBADF;
+		goto fail;
+	}
 	if (k.aio_flags & KIOCB_FLAG_RESFD) {
 		resfd = dup_fd((int)k.aio_resfd);
 		if (resfd < 0) {
 			ret = resfd == -EINVAL ? -EBADF : resfd;
+			goto fail;
+		}
+		fl = sys_fcntl(resfd, F_GETFL, 0);
+		if (fl < 0 || (fl & O_PATH)) {
+			ret = -EBADF;
 			goto fail;
 		}
 		if (!is_eventfd(resfd)) {
@@ -320,16 +611,22 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, int ctx_known_ok)
 		pfd.revents = 0;
 
 	pthread_once(&init_once, init);
-	/* Relaxed: io_cancel only needs to see it after the application
-	 * learnt of this submission, which orders the two; doorbell events
-	 * are ordered by the io_submit system call that posts them. */
-	atomic_store_explicit(&poll_emul_used, 1, memory_order_relaxed);
+	/* Sequentially consistent, before the dying-slot check below: the
+	 * other half of poll_emul_destroy_begin's handshake.  It also makes
+	 * io_cancel look here, and it precedes every doorbell. */
+	atomic_store(&poll_emul_used, 1);
 
-	pthread_mutex_lock(&pe_lock);
-	ret = helper_ensure();
+	pe_enter(&old);
+	/* Under the lock, so that no destroy can complete between the
+	 * kernel's answer and the record's insertion. */
+	ret = ctx_check(ctx);
+	if (ret == 0 && ctx_dying(ctx))
+		ret = -EINVAL;
+	if (ret == 0)
+		ret = helper_ensure();
 	r = ret < 0 ? NULL : rec_alloc();
 	if (!r) {
-		pthread_mutex_unlock(&pe_lock);
+		pe_leave(&old);
 		ret = ret < 0 ? ret : -EAGAIN;
 		goto fail;
 	}
@@ -338,18 +635,19 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, int ctx_known_ok)
 	r->user_data = k.aio_data;
 	r->events = (unsigned)k.aio_buf;
 	r->fd = fd;
+	fd_identify(fd, &r->fd_id);
 	r->resfd = resfd;
+	if (resfd >= 0)
+		fd_identify_eventfd(resfd, &r->resfd_id);
 	hash_insert(r);
 
 	r->res = (unsigned short)pfd.revents &
 		 (r->events | POLLERR | POLLHUP | POLLNVAL);
 	if (!r->res) {
-		/* Relaxed: under pe_lock, which the helper takes too. */
-		atomic_store_explicit(&r->state, REC_ARMED,
-				      memory_order_relaxed);
+		rec_set(r, REC_ARMED);
 		ret = helper_arm(r);
 		if (ret == 0) {
-			pthread_mutex_unlock(&pe_lock);
+			pe_leave(&old);
 			return 0;
 		}
 		/* EPERM: no poll method (regular files, /dev/null); such
@@ -359,7 +657,7 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, int ctx_known_ok)
 			r->fd = -1;		/* never armed */
 			r->resfd = -1;		/* the caller closes both */
 			rec_free(r);
-			pthread_mutex_unlock(&pe_lock);
+			pe_leave(&old);
 			if (ret == -EPERM || ret == -ELOOP)
 				ret = -EINVAL;
 			else if (ret == -ENOSPC)
@@ -367,13 +665,12 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, int ctx_known_ok)
 			goto fail;
 		}
 	}
-	/* Complete at once; fd was never (or is no longer) in the set.
-	 * Relaxed: still under pe_lock. */
-	atomic_store_explicit(&r->state, REC_FIRED, memory_order_relaxed);
+	/* Complete at once; fd was never (or is no longer) in the set. */
+	rec_set(r, REC_FIRED);
 	sys_close(r->fd);
 	r->fd = -1;
 	helper_complete(r);
-	pthread_mutex_unlock(&pe_lock);
+	pe_leave(&old);
 	return 0;
 
 fail:
@@ -492,16 +789,17 @@ next:
 	return done ? (int)done : (int)err;
 }
 
-/* --- completion, cancel, destroy --------------------------------------- */
+/* --- completion, cancel ------------------------------------------------ */
 
+/* Lock-free: a signal handler may reap while its thread holds pe_lock.
+ * Returns how many events remain, in order at the front of ev. */
 long poll_emul_translate(struct io_event *ev, long n)
 {
 	long i, out = 0;
-	int locked = 0;
 
 	for (i = 0; i < n; i++) {
 		struct poll_rec *r;
-		uint64_t token;
+		uint64_t token, want;
 
 		if (!helper_is_doorbell(ev[i].obj)) {
 			if (out != i)
@@ -509,60 +807,54 @@ long poll_emul_translate(struct io_event *ev, long n)
 			out++;
 			continue;
 		}
-		if (!locked) {
-			pthread_mutex_lock(&pe_lock);
-			locked = 1;
-		}
 		memcpy(&token, &ev[i], sizeof(token));	/* the kernel's u64 */
-		r = rec_by_token(token);
-		/* Relaxed: pe_lock orders it after the helper's store. */
-		if (r && atomic_load_explicit(&r->state, memory_order_relaxed) ==
-				 REC_DELIVERED) {
+		r = rec_at(token);
+		want = (token & ~(uint64_t)UINT32_MAX) | REC_DELIVERED;
+		/* Acquire: pairs with the release that made it DELIVERED,
+		 * so the fields read below are the helper's. */
+		if (r && atomic_compare_exchange_strong_explicit(
+				 &r->tag, &want,
+				 (token & ~(uint64_t)UINT32_MAX) | REC_CLAIMED,
+				 memory_order_acquire, memory_order_relaxed)) {
 			memcpy(&ev[out], &r->user_data, sizeof(r->user_data));
 			ev[out].obj = r->user;
 			ev[out].res = r->res;
 			ev[out].res2 = 0;
 			out++;
-			rec_free(r);
+			recycle_push(r);
 		}
 		/* Otherwise the context was destroyed while this thread was
 		 * reaping it, and the poll went with it: the event is dropped,
 		 * as the kernel drops the completions of a destroyed context
 		 * (an event with no iocb would crash io_queue_run). */
 	}
-	if (locked)
-		pthread_mutex_unlock(&pe_lock);
 	return out;
 }
 
 int poll_emul_cancel(io_context_t ctx, struct iocb *iocb, int *ret)
 {
 	struct poll_rec *r, *found = NULL;
-	int armed = REC_ARMED;
+	sigset_t old;
 
 	if (obviously_bad_pointer(iocb))
 		return 0;
-	pthread_mutex_lock(&pe_lock);
+	pe_enter(&old);
 	for (r = hash[hash_of(iocb)]; r; r = r->hnext) {
 		if (r->user != iocb || r->ctx != ctx)
 			continue;
 		found = r;
-		/* Relaxed: under pe_lock, as are all its writers. */
-		if (atomic_load_explicit(&r->state, memory_order_relaxed) ==
-		    REC_ARMED)
+		if (rec_state(r) == REC_ARMED)
 			break;
 	}
 	if (!found) {
-		pthread_mutex_unlock(&pe_lock);
+		pe_leave(&old);
 		return 0;	/* not ours: the kernel answers */
 	}
+	if (iocb->key == 0)
+		helper_check();		/* before any epoll_ctl below */
 	if (iocb->key != 0) {
 		*ret = -EINVAL;
-	} else if (atomic_compare_exchange_strong_explicit(
-			   &found->state, &armed, REC_FIRED,
-			   memory_order_relaxed, memory_order_relaxed)) {
-		/* Relaxed: pe_lock orders the record; the CAS picks the
-		 * winner against a helper that saw the fd ready. */
+	} else if (rec_move(found, REC_ARMED, REC_FIRED)) {
 		found->res = 0;
 		helper_disarm(found);
 		helper_complete(found);
@@ -570,29 +862,6 @@ int poll_emul_cancel(io_context_t ctx, struct iocb *iocb, int *ret)
 	} else {
 		*ret = -EINVAL;		/* already fired */
 	}
-	pthread_mutex_unlock(&pe_lock);
+	pe_leave(&old);
 	return 1;
-}
-
-void poll_emul_forget(io_context_t ctx)
-{
-	unsigned c, i;
-
-	/* Relaxed: a record for ctx exists only after a submission on ctx,
-	 * which the thread destroying ctx must already be ordered after. */
-	if (!atomic_load_explicit(&poll_emul_used, memory_order_relaxed))
-		return;
-	pthread_mutex_lock(&pe_lock);
-	helper_forget_ctx(ctx);
-	for (c = 0; c < nchunks && live; c++)
-		for (i = 0; i < CHUNK_RECS; i++) {
-			struct poll_rec *r = &chunks[c][i];
-
-			/* Relaxed: under pe_lock. */
-			if (r->ctx == ctx &&
-			    atomic_load_explicit(&r->state,
-						 memory_order_relaxed) != REC_FREE)
-				rec_free(r);
-		}
-	pthread_mutex_unlock(&pe_lock);
 }

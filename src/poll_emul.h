@@ -33,7 +33,22 @@ int poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios, long done);
 /* io_cancel for an emulated poll: 1 and *ret set when iocb was ours. */
 int poll_emul_cancel(io_context_t ctx, struct iocb *iocb, int *ret);
 
-/* io_destroy: drop the context's pending emulated polls first. */
-void poll_emul_forget(io_context_t ctx);
+/*
+ * io_destroy brackets the system call with these two; io_setup calls
+ * poll_emul_setup_done with the address it got.  Between begin and end no
+ * emulated poll can be added to ctx or ring a doorbell into it, and those
+ * pending are cancelled (their descriptors closed), so after io_destroy
+ * nothing of ctx remains; the kernel may then give the address to a new
+ * context.  The state lives in the caller's frame.
+ */
+struct pe_destroy {
+	io_context_t ctx;
+	int slot;			/* dying-slot index, or -1 */
+	int listed;			/* on the overflow list instead */
+	struct pe_destroy *next;
+};
+void poll_emul_destroy_begin(io_context_t ctx, struct pe_destroy *d);
+void poll_emul_destroy_end(struct pe_destroy *d);
+void poll_emul_setup_done(io_context_t ctx);
 
 #endif /* LIBAIO_POLL_EMUL_H */

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * The poll emulation's moving parts: the epoll set, the helper thread that
- * waits on it, and the doorbells that carry completions into a context's
- * ring.  Everything here runs under pe_lock except the helper's wait.
+ * waits on it, the doorbells that carry completions into a context's
+ * ring, and the checks that the descriptors behind all three are still
+ * the library's.  Everything here runs under pe_lock except the helper's
+ * wait and fd_identify/fd_is.
  */
 #include "config.h"
 
@@ -15,13 +17,15 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <linux/kcmp.h>
 
 #include "internal.h"
 #include "poll_emul.h"
 #include "poll_rec.h"
 #include "syscall.h"
 
-/* epoll data of the wake-up eventfd; no record token is ever this. */
+/* epoll data of the wake-up pipe; no record token is ever this. */
 #define WAKE_TOKEN	UINT64_MAX
 /* How long the helper sleeps before retrying doorbells refused with
  * EAGAIN (a full ring): only while some are waiting. */
@@ -30,9 +34,18 @@
 #define BELL_BATCH	64
 
 static int epfd = -1;		/* the process-wide epoll set */
-static int wakefd = -1;		/* eventfd in that set: "look again" */
+static int wake_rd = -1;	/* pipe in that set: "look again" */
+static int wake_wr = -1;
 static int bellfd = -1;		/* memfd (or /dev/zero) the doorbells read */
+static struct fd_id wake_id, bell_id;
 static int helper_running;
+/* Bumped whenever the epoll set is replaced: a helper of an older
+ * generation leaves as soon as it wakes. */
+static unsigned helper_gen;
+/* Set by a new helper thread once it runs our code (fork waits for it). */
+static _Atomic int helper_started;
+/* The set was lost with polls armed in it: re-arm them in the next one. */
+static int need_rearm;
 static struct poll_rec *q_head, *q_tail;	/* completions awaiting a bell */
 
 /*
@@ -90,12 +103,140 @@ static unsigned poll_bits(unsigned ev)
 	return translate_bits(ev, 0);
 }
 
+/* --- whose descriptor is it? ------------------------------------------ */
+
+/* struct statx's first fields, as far as stx_ino (linux/stat.h). */
+struct statx_head {
+	uint32_t mask, blksize;
+	uint64_t attributes;
+	uint32_t nlink, uid, gid;
+	uint16_t mode, pad0;
+	uint64_t ino;
+};
+/* Where the device numbers sit in struct statx (bytes 0x88..0x8f are
+ * stx_dev_major and stx_dev_minor); the whole struct is 256 bytes. */
+#define STX_SIZE	256
+#define STX_DEV_OFF	0x88
+#define STX_INO_BIT	0x100u
+
+/* An eventfd's id from /proc/self/fdinfo (0 when unknown). */
+static uint64_t eventfd_id(int fd)
+{
+	char path[40] = "/proc/self/fdinfo/", num[12], buf[256], *p;
+	int n = 0, i = 18;
+	long len, f;
+	uint64_t id = 0;
+
+	do
+		num[n++] = (char)('0' + fd % 10);
+	while ((fd /= 10) > 0);
+	while (n > 0)
+		path[i++] = num[--n];
+	path[i] = '\0';
+	f = sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return 0;
+	len = sys_read((int)f, buf, sizeof(buf) - 1);
+	sys_close((int)f);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	p = strstr(buf, "eventfd-id:");
+	if (!p)
+		return 0;
+	for (p += 11; *p == ' ' || *p == '\t'; p++)
+		;
+	for (; *p >= '0' && *p <= '9'; p++)
+		id = id * 10 + (uint64_t)(*p - '0');
+	return id + 1;		/* 0 stays "unknown" */
+}
+
+void fd_identify(int fd, struct fd_id *id)
+{
+	unsigned char stx[STX_SIZE] __attribute__((aligned(8)));
+	struct statx_head h;
+	uint32_t dev[2];
+
+	memset(id, 0, sizeof(*id));
+	if (sys_statx_fd(fd, STX_INO_BIT, stx) < 0)
+		return;
+	memcpy(&h, stx, sizeof(h));
+	memcpy(dev, stx + STX_DEV_OFF, sizeof(dev));
+	id->dev = (uint64_t)dev[0] << 32 | dev[1];
+	id->ino = h.ino;
+}
+
+/* Every eventfd shares one anonymous inode: tell them apart by id. */
+void fd_identify_eventfd(int fd, struct fd_id *id)
+{
+	fd_identify(fd, id);
+	id->sub = eventfd_id(fd);
+}
+
+int fd_is(int fd, const struct fd_id *id)
+{
+	struct fd_id now;
+	long fl;
+
+	if (fd < 0)
+		return 0;
+	/* Every descriptor the library makes is close-on-exec. */
+	fl = sys_fcntl(fd, F_GETFD, 0);
+	if (fl < 0 || !(fl & FD_CLOEXEC))
+		return 0;
+	fd_identify(fd, &now);
+	if (id->sub)
+		now.sub = eventfd_id(fd);
+	return now.dev == id->dev && now.ino == id->ino && now.sub == id->sub;
+}
+
+/* Is epfd still our epoll set?  It is if it holds our wake-up pipe's read
+ * end under that number (kcmp compares the file registered there with
+ * the file wake_rd names); where kcmp is missing, trust a close-on-exec
+ * descriptor.  The pipe itself is checked first (its inode is unique). */
+static int set_is_ours(void)
+{
+	struct kcmp_epoll_slot slot;
+	long r;
+
+	if (epfd < 0 || !fd_is(wake_rd, &wake_id) || !fd_is(wake_wr, &wake_id))
+		return 0;
+	slot.efd = (uint32_t)epfd;
+	slot.tfd = (uint32_t)wake_rd;
+	slot.toff = 0;
+	r = sys_kcmp(sys_getpid(), KCMP_EPOLL_TFD, wake_rd, (long)&slot);
+	if (r == -ENOSYS || r == -EPERM || r == -EACCES) {
+		r = sys_fcntl(epfd, F_GETFD, 0);
+		return r >= 0 && (r & FD_CLOEXEC);
+	}
+	return r == 0;
+}
+
+/* Forget the epoll set and the wake-up pipe: close those still ours
+ * (epfd only if the check says so), make the helper of this generation
+ * leave, and let helper_ensure make new ones. */
+static void set_drop(void)
+{
+	int set_ok = set_is_ours();
+
+	if (set_ok)
+		sys_close(epfd);
+	if (fd_is(wake_rd, &wake_id))
+		sys_close(wake_rd);
+	if (fd_is(wake_wr, &wake_id))
+		sys_close(wake_wr);
+	epfd = wake_rd = wake_wr = -1;
+	helper_running = 0;
+	helper_gen++;
+	need_rearm = 1;
+}
+
 static void kick(void)
 {
-	uint64_t one = 1;
+	static const char one = 1;
 
-	if (wakefd >= 0)
-		sys_write(wakefd, &one, sizeof(one));
+	if (wake_wr >= 0)
+		sys_write(wake_wr, &one, 1);
 }
 
 static void list_append(struct poll_rec **head, struct poll_rec **tail,
@@ -145,6 +286,9 @@ static void prep_bell(struct iocb *b, struct poll_rec *r)
 	struct kernel_iocb k;
 	uint64_t token = rec_token(r);
 
+	/* Never hand the kernel an eventfd number that is no longer ours. */
+	if (r->resfd >= 0 && !fd_is(r->resfd, &r->resfd_id))
+		r->resfd = -1;
 	memset(&k, 0, sizeof(k));
 	k.aio_data = token;
 	k.aio_lio_opcode = IO_CMD_PREAD;
@@ -157,17 +301,30 @@ static void prep_bell(struct iocb *b, struct poll_rec *r)
 	memcpy(b, &k, sizeof(k));
 }
 
-static void delivered(struct poll_rec *r)
+static void close_resfd(struct poll_rec *r)
 {
-	/* Relaxed: pe_lock orders it for poll_emul_translate. */
-	atomic_store_explicit(&r->state, REC_DELIVERED, memory_order_relaxed);
-	if (r->resfd >= 0) {
+	if (r->resfd >= 0 && fd_is(r->resfd, &r->resfd_id))
 		sys_close(r->resfd);
-		r->resfd = -1;
-	}
+	r->resfd = -1;
 }
 
-static int open_bellfd(void);
+/* The doorbell file: a memfd (its inode is unique), or /dev/zero. */
+static int bell_ensure(void)
+{
+	long fd;
+
+	if (bellfd >= 0 && fd_is(bellfd, &bell_id))
+		return 0;
+	bellfd = -1;		/* not ours any more (if it ever was) */
+	fd = sys_memfd_create("libaio-doorbell", MFD_CLOEXEC);
+	if (fd < 0)
+		fd = sys_openat(AT_FDCWD, "/dev/zero", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return (int)fd;
+	bellfd = (int)fd;
+	fd_identify(bellfd, &bell_id);
+	return 0;
+}
 
 /* Take ctx's records out of the queue; free them if asked. */
 static void unqueue_ctx(io_context_t ctx, int free_them)
@@ -183,11 +340,6 @@ static void unqueue_ctx(io_context_t ctx, int free_them)
 	}
 }
 
-static void drop_ctx(io_context_t ctx)
-{
-	unqueue_ctx(ctx, 1);
-}
-
 /*
  * Ring every queued doorbell the rings have room for, grouping those of
  * one context into one io_submit.  Whatever a full ring refuses stays
@@ -197,46 +349,52 @@ static int flush(void)
 {
 	struct poll_rec *keep_head = NULL, *keep_tail = NULL;
 
+	if (q_head && bell_ensure() < 0)
+		return 1;
 	while (q_head) {
 		struct iocb *list[BELL_BATCH];
 		struct poll_rec *grp[BELL_BATCH], *r, *bh = NULL, *bt = NULL;
 		io_context_t ctx = q_head->ctx;
 		long n = 0, i, ret;
 
-		/* Take up to BELL_BATCH records of ctx out of the queue. */
+		/* Take up to BELL_BATCH records of ctx out of the queue.
+		 * Each is DELIVERED before its doorbell can be in the ring:
+		 * a reaper may claim it as soon as the kernel posts it. */
 		take_ctx(ctx, BELL_BATCH, &bh, &bt);
 		for (r = bh; r; r = r->qnext) {
 			prep_bell(&bells[n], r);
 			list[n] = &bells[n];
 			grp[n++] = r;
+			rec_set(r, REC_DELIVERED);
 		}
 
-		/* Relaxed: the io_submit below orders it before the event
-		 * any reaper can see (usually already set at submission). */
-		atomic_store_explicit(&poll_emul_used, 1, memory_order_relaxed);
 		ret = aio_sys_submit(ctx, n, list);
 		i = 0;
+		/* The ones rung are the reapers' now, but for the eventfd
+		 * duplicate, which no reaper reads. */
 		if (ret > 0)
 			for (; i < ret; i++)
-				delivered(grp[i]);
-		if (ret == -EBADF) {
-			/* The application closed our doorbell file (a
-			 * close-everything loop): open another, retry. */
-			bellfd = open_bellfd();
-		} else if (ret < 0 && ret != -EAGAIN && ret != -ENOMEM) {
-			/* Not a full ring.  An eventfd the kernel will not
-			 * take: ring without it.  A context that is gone
-			 * behind our back (destroyed by a raw system call):
-			 * nowhere to deliver, drop its records.  Anything
-			 * else: drop the first record and go on. */
+				close_resfd(grp[i]);
+		/* No event for the others: nobody can claim them. */
+		for (long j = i; j < n; j++)
+			rec_set(grp[j], REC_FIRED);
+		if (ret < 0 && ret != -EAGAIN && ret != -ENOMEM) {
+			/* Not a full ring.  Our doorbell file gone (closed
+			 * by a close-everything loop): make another, retry.
+			 * An eventfd the kernel will not take: ring without
+			 * it.  A context that is gone behind our back
+			 * (destroyed by a raw system call): nowhere to
+			 * deliver, drop its records.  Anything else: drop
+			 * the first record and go on. */
 			r = grp[0];
-			if (r->resfd >= 0) {
-				sys_close(r->resfd);
-				r->resfd = -1;
+			if (!fd_is(bellfd, &bell_id)) {
+				bell_ensure();
+			} else if (r->resfd >= 0) {
+				close_resfd(r);
 			} else if (aio_sys_submit(ctx, 0, NULL) < 0) {
 				for (; i < n; i++)
 					rec_free(grp[i]);
-				drop_ctx(ctx);
+				unqueue_ctx(ctx, 1);
 			} else {
 				rec_free(r);
 				i = 1;
@@ -272,71 +430,130 @@ void helper_forget_ctx(io_context_t ctx)
 int helper_arm(struct poll_rec *r)
 {
 	struct epoll_event ev;
+	long ret;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.events = epoll_bits(r->events) | EPOLLONESHOT;
 	ev.data.u64 = rec_token(r);
-	return (int)sys_epoll_ctl(epfd, EPOLL_CTL_ADD, r->fd, &ev);
+	ret = sys_epoll_ctl(epfd, EPOLL_CTL_ADD, r->fd, &ev);
+	/* A registration left behind for this very file and number (our
+	 * earlier duplicate was closed under us while the file stayed
+	 * open): it is ours, take it over. */
+	if (ret == -EEXIST)
+		ret = sys_epoll_ctl(epfd, EPOLL_CTL_MOD, r->fd, &ev);
+	return (int)ret;
+}
+
+/* Is r->fd still our duplicate?  While armed it is registered in our set
+ * under its number, and kcmp tells whether the number still names the
+ * registered file; the inode check (and close-on-exec) covers the rest. */
+static int dup_is_ours(struct poll_rec *r)
+{
+	if (epfd >= 0) {
+		struct kcmp_epoll_slot slot;
+		long k;
+
+		slot.efd = (uint32_t)epfd;
+		slot.tfd = (uint32_t)r->fd;
+		slot.toff = 0;
+		k = sys_kcmp(sys_getpid(), KCMP_EPOLL_TFD, r->fd, (long)&slot);
+		if (k != 0 && k != -ENOSYS && k != -EPERM && k != -EACCES)
+			return 0;
+	}
+	return fd_is(r->fd, &r->fd_id);
 }
 
 void helper_disarm(struct poll_rec *r)
 {
 	if (r->fd < 0)
 		return;
-	if (epfd >= 0)
-		sys_epoll_ctl(epfd, EPOLL_CTL_DEL, r->fd, NULL);
-	sys_close(r->fd);
+	if (dup_is_ours(r)) {
+		if (epfd >= 0)
+			sys_epoll_ctl(epfd, EPOLL_CTL_DEL, r->fd, NULL);
+		sys_close(r->fd);
+	}
 	r->fd = -1;
+}
+
+void helper_rearm(struct poll_rec *r)
+{
+	if (r->fd >= 0 && fd_is(r->fd, &r->fd_id)) {
+		if (helper_arm(r) == 0)
+			return;
+		sys_close(r->fd);
+	}
+	/* Nothing left to wait on: the poll can never fire. */
+	r->fd = -1;
+	r->res = POLLNVAL;
+	rec_set(r, REC_FIRED);
+	queue_push(r);
 }
 
 /* The helper saw r ready: whoever moves it out of ARMED completes it. */
 static void fire(uint64_t token, unsigned revents)
 {
 	struct poll_rec *r = rec_by_token(token);
-	int armed = REC_ARMED;
 
-	if (!r)
+	if (!r || !rec_move(r, REC_ARMED, REC_FIRED))
 		return;		/* cancelled or forgotten meanwhile */
-	/* Relaxed: pe_lock orders the record; the CAS only picks a winner. */
-	if (!atomic_compare_exchange_strong_explicit(&r->state, &armed,
-						     REC_FIRED,
-						     memory_order_relaxed,
-						     memory_order_relaxed))
-		return;
 	r->res = poll_bits(revents) & (r->events | POLLERR | POLLHUP | POLLNVAL);
 	helper_disarm(r);
 	queue_push(r);
 }
 
+/* Under pe_lock, in the helper: is this helper still the one, with a set
+ * that is still ours?  If the set was lost, start over (a new set, a new
+ * helper, every poll re-armed) and let this one leave. */
+static int helper_still_valid(unsigned my_gen)
+{
+	if (helper_gen != my_gen)
+		return 0;
+	if (set_is_ours())
+		return 1;
+	set_drop();
+	helper_ensure();
+	return 0;
+}
+
 static void *helper_main(void *arg)
 {
 	struct epoll_event ev[64];
-	int my_epfd = (int)(intptr_t)arg;
+	unsigned my_gen = (unsigned)(uintptr_t)arg;
 
+	/* Release: fork_prepare may now go on (see helper_fork_prepare). */
+	atomic_store_explicit(&helper_started, 1, memory_order_release);
+	sys_futex_wake((int *)&helper_started, INT_MAX);
 	for (;;) {
-		int ms, i;
+		int ms, i, my_epfd;
 		long n;
 
 		pthread_mutex_lock(&pe_lock);
+		rec_recycle();
+		if (!helper_still_valid(my_gen)) {
+			pthread_mutex_unlock(&pe_lock);
+			return NULL;
+		}
 		ms = q_head ? RETRY_MS : -1;
+		my_epfd = epfd;
 		pthread_mutex_unlock(&pe_lock);
 
 		n = sys_epoll_wait(my_epfd, ev, 64, ms);
-		if (n < 0 && n != -EINTR)
+		if (n < 0)
 			n = 0;
 
 		pthread_mutex_lock(&pe_lock);
-		if (epfd != my_epfd) {
-			/* Cannot happen in this process: only a fork child
-			 * resets the set, and it has no helper thread. */
+		rec_recycle();
+		/* Events from a set that is no longer ours are dropped: the
+		 * new helper re-arms every poll in its own set. */
+		if (!helper_still_valid(my_gen)) {
 			pthread_mutex_unlock(&pe_lock);
 			return NULL;
 		}
 		for (i = 0; i < n; i++) {
 			if (ev[i].data.u64 == WAKE_TOKEN) {
-				uint64_t v;
+				char buf[64];
 
-				sys_read(wakefd, &v, sizeof(v));
+				sys_read(wake_rd, buf, sizeof(buf));
 				continue;
 			}
 			fire(ev[i].data.u64, ev[i].events);
@@ -347,50 +564,52 @@ static void *helper_main(void *arg)
 	return NULL;
 }
 
-static int open_bellfd(void)
+/* The epoll set and its wake-up pipe (both ends non-blocking). */
+static int set_create(void)
 {
-	long fd = sys_memfd_create("libaio-doorbell", MFD_CLOEXEC);
+	long e = sys_epoll_create1(EPOLL_CLOEXEC), r;
+	struct epoll_event ev;
+	int p[2];
 
-	if (fd < 0)
-		fd = sys_openat(AT_FDCWD, "/dev/zero", O_RDONLY | O_CLOEXEC);
-	return (int)fd;
+	if (e < 0)
+		return (int)e;
+	r = sys_pipe2(p, O_CLOEXEC | O_NONBLOCK);
+	if (r < 0) {
+		sys_close((int)e);
+		return (int)r;
+	}
+	memset(&ev, 0, sizeof(ev));
+	ev.events = EPOLLIN;
+	ev.data.u64 = WAKE_TOKEN;
+	if (sys_epoll_ctl((int)e, EPOLL_CTL_ADD, p[0], &ev) < 0) {
+		sys_close(p[0]);
+		sys_close(p[1]);
+		sys_close((int)e);
+		return -ENOMEM;
+	}
+	epfd = (int)e;
+	wake_rd = p[0];
+	wake_wr = p[1];
+	fd_identify(wake_rd, &wake_id);
+	return 0;
 }
 
 /*
- * Create the epoll set, the wake-up eventfd, the doorbell file and the
- * helper thread, whichever do not exist yet.  Returns 0 or -errno.
+ * Make sure the doorbell file, the epoll set, its wake-up pipe and the
+ * helper thread exist and are ours; after a lost set, re-arm every poll.
+ * Returns 0 or -errno.
  */
 int helper_ensure(void)
 {
-	if (bellfd < 0) {
-		int fd = open_bellfd();
+	int ret;
 
-		if (fd < 0)
-			return fd;
-		bellfd = fd;
-	}
-	if (epfd < 0) {
-		long e = sys_epoll_create1(EPOLL_CLOEXEC), w;
-		struct epoll_event ev;
-
-		if (e < 0)
-			return (int)e;
-		w = sys_eventfd2(0, EFD_CLOEXEC | EFD_NONBLOCK);
-		if (w < 0) {
-			sys_close((int)e);
-			return (int)w;
-		}
-		memset(&ev, 0, sizeof(ev));
-		ev.events = EPOLLIN;
-		ev.data.u64 = WAKE_TOKEN;
-		if (sys_epoll_ctl((int)e, EPOLL_CTL_ADD, (int)w, &ev) < 0) {
-			sys_close((int)w);
-			sys_close((int)e);
-			return -ENOMEM;
-		}
-		epfd = (int)e;
-		wakefd = (int)w;
-	}
+	if (epfd >= 0 && !set_is_ours())
+		set_drop();
+	ret = bell_ensure();
+	if (ret < 0)
+		return ret;
+	if (epfd < 0 && (ret = set_create()) < 0)
+		return ret;
 	if (!helper_running) {
 		pthread_attr_t attr;
 		pthread_t tid;
@@ -401,12 +620,13 @@ int helper_ensure(void)
 		 * it inherits this thread's mask, so block everything
 		 * while creating it (pthread_sigmask keeps the C library's
 		 * internal signals usable). */
+		atomic_store_explicit(&helper_started, 0, memory_order_relaxed);
 		sigfillset(&all);
 		pthread_sigmask(SIG_SETMASK, &all, &old);
 		pthread_attr_init(&attr);
 		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 		err = pthread_create(&tid, &attr, helper_main,
-				     (void *)(intptr_t)epfd);
+				     (void *)(uintptr_t)helper_gen);
 		pthread_attr_destroy(&attr);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		errno = saved;
@@ -414,19 +634,53 @@ int helper_ensure(void)
 			return -err;
 		helper_running = 1;
 	}
+	if (need_rearm) {
+		need_rearm = 0;
+		rec_rearm_all();
+		if (flush())
+			kick();
+	}
 	return 0;
+}
+
+void helper_check(void)
+{
+	if (epfd >= 0 && !set_is_ours()) {
+		set_drop();
+		helper_ensure();
+	}
+}
+
+/*
+ * A helper thread created just before a fork may still be starting up
+ * inside the C library or a sanitizer runtime, holding their internal
+ * locks (an allocator's, for one); the child would inherit those held
+ * and its own helper would block on them for good.  So fork waits (with
+ * pe_lock held, so no new helper can start) until the helper runs our
+ * code, where it allocates nothing.  A futex wait, never a spin.
+ */
+void helper_fork_prepare(void)
+{
+	while (helper_running &&
+	       !atomic_load_explicit(&helper_started, memory_order_acquire))
+		sys_futex_wait((int *)&helper_started, 0);
 }
 
 void helper_reset_in_child(void)
 {
 	/* The parent's helper thread does not exist here, and the epoll set
 	 * is shared with the parent: never touch it again (EPOLL_CTL_DEL
-	 * would remove the parent's registrations).  Start afresh. */
-	if (wakefd >= 0)
-		sys_close(wakefd);
-	if (epfd >= 0)
+	 * would remove the parent's registrations).  Close our copies if
+	 * they are still ours, and start afresh. */
+	if (set_is_ours())
 		sys_close(epfd);
-	epfd = wakefd = -1;
+	if (fd_is(wake_rd, &wake_id))
+		sys_close(wake_rd);
+	if (fd_is(wake_wr, &wake_id))
+		sys_close(wake_wr);
+	epfd = wake_rd = wake_wr = -1;
 	helper_running = 0;
+	need_rearm = 0;
+	helper_gen++;
 	q_head = q_tail = NULL;
 }

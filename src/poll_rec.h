@@ -8,6 +8,7 @@
 #define LIBAIO_POLL_REC_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -43,21 +44,35 @@ _Static_assert(sizeof(struct kernel_iocb) == sizeof(struct iocb), "iocb size");
 
 #define KIOCB_FLAG_RESFD	0x1u
 
-/* A record's life: FREE -> ARMED -> FIRED -> DELIVERED -> FREE. */
+/*
+ * A record's life: FREE -> ARMED -> FIRED -> DELIVERED -> CLAIMED -> FREE.
+ * Every change is made under pe_lock but one: a reaper, holding no lock,
+ * moves DELIVERED to CLAIMED with a compare-and-swap that includes the
+ * generation, and hands the record back through the recycle list.
+ */
 enum {
 	REC_FREE = 0,
 	REC_ARMED,	/* in the epoll set, nobody has completed it */
 	REC_FIRED,	/* completed (ready or cancelled); doorbell not rung */
 	REC_DELIVERED,	/* doorbell event in the ring, awaiting the reaper */
+	REC_CLAIMED,	/* translated by a reaper; on its way to recycling */
+};
+
+/* What a descriptor referred to when the library made it: device and
+ * inode (0/0 when statx is missing), and for an eventfd its id. */
+struct fd_id {
+	uint64_t dev, ino, sub;
 };
 
 struct poll_rec {
-	/* Decides who completes an armed poll: the helper or io_cancel. */
-	_Atomic int state;
+	/* Generation (high 32 bits) and state (low 32 bits) in one word, so
+	 * a lock-free claim can never take a record that was reused. */
+	_Atomic uint64_t tag;
 	uint32_t idx;		/* position in the record store */
 	uint32_t gen;		/* bumped at each reuse: stale tokens miss */
 	int fd;			/* our duplicate of the polled fd, or -1 */
 	int resfd;		/* our duplicate of the RESFD eventfd, or -1 */
+	struct fd_id fd_id, resfd_id;	/* what fd and resfd named */
 	unsigned events;	/* the POLL* bits asked for */
 	unsigned long res;	/* the mask the completion reports */
 	io_context_t ctx;
@@ -65,21 +80,74 @@ struct poll_rec {
 	uint64_t user_data;	/* its aio_data as submitted */
 	struct poll_rec *hnext;	/* chain in the by-iocb hash */
 	struct poll_rec *qnext;	/* backlog or free list */
+	struct poll_rec *rnext;	/* recycle list */
 };
 
-/* Protects every record, the hash, the backlog and the helper state.  It
- * is held across each doorbell io_submit (see poll_emul_forget). */
+static inline unsigned rec_state(struct poll_rec *r)
+{
+	/* Relaxed: callers hold pe_lock, which orders every locked writer;
+	 * the one lock-free writer only moves DELIVERED to CLAIMED, which
+	 * locked code treats as "not mine" whichever value it reads. */
+	return (uint32_t)atomic_load_explicit(&r->tag, memory_order_relaxed);
+}
+
+/* Under pe_lock.  Release: a DELIVERED record's fields must be visible to
+ * the reaper whose claim (acquire) reads this value; for the other states
+ * nobody reads without the lock, and release costs nothing on stores. */
+static inline void rec_set(struct poll_rec *r, unsigned state)
+{
+	atomic_store_explicit(&r->tag, (uint64_t)r->gen << 32 | state,
+			      memory_order_release);
+}
+
+/* Under pe_lock: move r from one state to another unless a reaper claimed
+ * it first.  Relaxed: only decides the winner; pe_lock orders the rest. */
+static inline int rec_move(struct poll_rec *r, unsigned from, unsigned to)
+{
+	uint64_t want = (uint64_t)r->gen << 32 | from;
+
+	return atomic_compare_exchange_strong_explicit(
+		&r->tag, &want, (uint64_t)r->gen << 32 | to,
+		memory_order_relaxed, memory_order_relaxed);
+}
+
+/*
+ * Protects every record (but a CLAIMED one), the hash, the backlog and
+ * the helper state.  Every thread but the helper takes it with all
+ * signals blocked (pe_enter/pe_leave), so a signal handler never finds it
+ * held by the thread it interrupted.  It is held across each doorbell
+ * io_submit, so no doorbell is ever rung for a context being destroyed.
+ */
 extern pthread_mutex_t pe_lock;
+
+/* Take pe_lock with every signal blocked (the old mask saved in *old),
+ * then recycle what reapers handed back; pe_leave undoes both. */
+void pe_enter(sigset_t *old);
+void pe_leave(const sigset_t *old);
 
 /* Records (poll_emul.c); all under pe_lock. */
 uint64_t rec_token(const struct poll_rec *r);
 struct poll_rec *rec_by_token(uint64_t token);
 void rec_free(struct poll_rec *r);
+void rec_recycle(void);
+/* Re-arm every ARMED record in a new epoll set (helper_rearm each). */
+void rec_rearm_all(void);
+
+/* Descriptor identity (poll_helper.c, no lock needed). */
+void fd_identify(int fd, struct fd_id *id);
+void fd_identify_eventfd(int fd, struct fd_id *id);
+/* Does fd still name what id recorded, close-on-exec as we made it? */
+int fd_is(int fd, const struct fd_id *id);
 
 /* poll_helper.c; all under pe_lock unless said otherwise. */
 int helper_ensure(void);
+/* If the epoll set is no longer ours, replace it and re-arm. */
+void helper_check(void);
 /* Add r's fd to the epoll set (one-shot): 0, or -errno from epoll_ctl. */
 int helper_arm(struct poll_rec *r);
+/* After the epoll set was lost: arm r in the new one, or complete it with
+ * POLLNVAL when its descriptor is no longer ours. */
+void helper_rearm(struct poll_rec *r);
 /* Take r out of the epoll set and close our duplicate of its fd. */
 void helper_disarm(struct poll_rec *r);
 /* r is complete with r->res: ring its doorbell now or queue it. */
@@ -88,6 +156,8 @@ void helper_complete(struct poll_rec *r);
 void helper_forget_ctx(io_context_t ctx);
 /* Is obj one of the library's doorbell iocbs?  (No lock needed.) */
 int helper_is_doorbell(const struct iocb *obj);
+/* fork: wait until a just-created helper thread runs our code. */
+void helper_fork_prepare(void);
 /* fork child: the helper thread and epoll set are the parent's. */
 void helper_reset_in_child(void);
 

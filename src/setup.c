@@ -11,8 +11,10 @@ AIO_PUBLIC int io_setup(int maxevents, io_context_t *ctxp)
 {
 	long ret = aio_sys_setup((unsigned)maxevents, ctxp);
 
-	if (ret == 0)
+	if (ret == 0) {
 		registry_add(*ctxp);
+		poll_emul_setup_done(*ctxp);
+	}
 	return (int)ret;
 }
 
@@ -26,10 +28,12 @@ AIO_PUBLIC int io_setup(int maxevents, io_context_t *ctxp)
 AIO_PUBLIC int io_destroy(io_context_t ctx)
 {
 	struct ctx_entry *e = registry_begin_destroy(ctx);
+	struct pe_destroy pd;
 	long ret;
 
-	poll_emul_forget(ctx);
+	poll_emul_destroy_begin(ctx, &pd);
 	ret = aio_sys_destroy(ctx);
+	poll_emul_destroy_end(&pd);
 	registry_end_destroy(e);
 	return (int)ret;
 }

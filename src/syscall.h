@@ -333,6 +333,49 @@ static inline long sys_epoll_ctl(int epfd, int op, int fd, void *ev)
 	return raw_syscall4(SYS_epoll_ctl, epfd, op, fd, ev);
 }
 
+/* Identity checks of the emulation's own descriptors: statx of the fd
+ * itself (AT_EMPTY_PATH with ""), and kcmp between two descriptors. */
+static inline long sys_statx_fd(int fd, unsigned mask, void *stx)
+{
+#ifdef SYS_statx
+	return raw_syscall5(SYS_statx, fd, "", 0x1000 /* AT_EMPTY_PATH */, mask,
+			    stx);
+#else
+	(void)fd;
+	(void)mask;
+	(void)stx;
+	return -ENOSYS;
+#endif
+}
+
+static inline long sys_kcmp(long pid, int type, long idx1, long idx2)
+{
+#ifdef SYS_kcmp
+	return raw_syscall5(SYS_kcmp, pid, pid, type, idx1, idx2);
+#else
+	(void)pid;
+	(void)type;
+	(void)idx1;
+	(void)idx2;
+	return -ENOSYS;
+#endif
+}
+
+static inline long sys_pipe2(int fds[2], int flags)
+{
+	return raw_syscall2(SYS_pipe2, fds, flags);
+}
+
+/* mmap at offset 0 (where mmap2 and mmap agree): the address or -errno. */
+static inline long sys_mmap0(size_t len, int prot, int flags, int fd)
+{
+#ifdef SYS_mmap2
+	return raw_syscall6(SYS_mmap2, 0, (long)len, prot, flags, fd, 0);
+#else
+	return raw_syscall6(SYS_mmap, 0, (long)len, prot, flags, fd, 0);
+#endif
+}
+
 /* epoll_pwait with no mask: the one epoll wait every architecture has. */
 static inline long sys_epoll_wait(int epfd, void *ev, int max, int ms)
 {

@@ -24,6 +24,9 @@ echo "native: $native io_submit lines with IOCB_CMD_POLL"
 [ "$native" -gt 0 ] || { echo "control failed: strace shows no poll iocb"; exit 99; }
 
 run env LIBAIO_DISABLE=poll || { echo "LIBAIO_DISABLE=poll run failed"; exit 1; }
+# Polls tagged 0x6b726e6c are test-poll's own raw system calls (it compares
+# the emulation with the kernel), not the library's.
+sed -i '/aio_data=0x6b726e6c/d' "$out"
 disabled=$(grep -c 'IOCB_CMD_POLL' "$out")
 echo "LIBAIO_DISABLE=poll: $disabled io_submit lines with IOCB_CMD_POLL"
 if [ "$disabled" -ne 0 ]; then

@@ -17,9 +17,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/inotify.h>
+#include <sys/mman.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/timerfd.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -27,6 +34,25 @@
 #include "test-common.h"
 
 #define GUARD_S 20		/* hang guard for every wait */
+
+#if defined(__has_feature)
+# if __has_feature(thread_sanitizer)
+#  define UNDER_TSAN 1
+# endif
+#endif
+#if defined(__SANITIZE_THREAD__) && !defined(UNDER_TSAN)
+# define UNDER_TSAN 1
+#endif
+#ifdef UNDER_TSAN
+/* Emulated polls (ptys, in every mode) start the helper thread in fork
+ * children of a process that has one: ThreadSanitizer refuses new threads
+ * after a multi-threaded fork unless told to go on. */
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+	return "die_after_fork=0";
+}
+#endif
 
 static int env_disables(const char *what)
 {
@@ -817,6 +843,629 @@ START_TEST(fork_child_starts_afresh)
 }
 END_TEST
 
+/* A raw pty pair (master, slave), no echo, no line discipline. */
+static void open_pty(int *m, int *s)
+{
+	struct termios tio;
+
+	*m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	ck_assert_int_ge(*m, 0);
+	ck_assert_int_eq(grantpt(*m), 0);
+	ck_assert_int_eq(unlockpt(*m), 0);
+	*s = open(ptsname(*m), O_RDWR | O_NOCTTY | O_CLOEXEC);
+	ck_assert_int_ge(*s, 0);
+	ck_assert_int_eq(tcgetattr(*s, &tio), 0);
+	cfmakeraw(&tio);
+	ck_assert_int_eq(tcsetattr(*s, TCSANOW, &tio), 0);
+}
+
+static int count_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1;		/* the directory's own descriptor */
+}
+
+/*
+ * Every kind of descriptor the test can make: the library's answer must be
+ * the kernel's (raw system calls on a second context), both the io_submit
+ * result and, when the poll completes inside io_submit, its mask; a poll
+ * left pending is cancelled on both sides.  Ptys are the exception: the
+ * kernel's aio poll refuses them (EINVAL) and the emulation is the answer.
+ */
+enum { FD_PLAIN, FD_PTY, FD_CLOSED };
+
+#define RAW_KERNEL_TAG 0x6b726e6cu
+
+struct fd_kind {
+	const char *name;
+	int fd;
+	int how;
+};
+
+static const char *tmpdir(void)
+{
+	const char *t = getenv("TMPDIR");
+
+	return t && *t ? t : "/tmp";
+}
+
+/* Submit cb on ctx (raw or through the library) and say what happened:
+ * the submit result, and the completion's res if it completed at once
+ * (else -1 after cancelling it). */
+static int poll_once(io_context_t ctx, struct iocb *cb, int raw, long *res)
+{
+	struct timespec zero = { 0, 0 }, guard = { GUARD_S, 0 };
+	struct io_event ev;
+	struct iocb *p = cb;
+	int r, n;
+
+	r = raw ? (int)test_sys_io_submit(ctx, 1, &p) : io_submit(ctx, 1, &p);
+	*res = -1;
+	if (r != 1)
+		return r;
+	n = raw ? (int)test_sys_io_getevents(ctx, 0, 1, &ev, &zero) :
+		  io_getevents(ctx, 0, 1, &ev, &zero);
+	ck_assert_int_ge(n, 0);
+	if (n == 1) {
+		ck_assert_ptr_eq(ev.obj, cb);
+		*res = (long)ev.res;
+		return r;
+	}
+	/* Pending: cancel, and reap the cancellation. */
+	n = raw ? (int)test_sys_io_cancel(ctx, cb, &ev) : io_cancel(ctx, cb, &ev);
+	ck_assert_int_eq(n, -EINPROGRESS);
+	n = raw ? (int)test_sys_io_getevents(ctx, 1, 1, &ev, &guard) :
+		  io_getevents(ctx, 1, 1, &ev, &guard);
+	ck_assert_int_eq(n, 1);
+	ck_assert_ptr_eq(ev.obj, cb);
+	ck_assert_int_eq(ev.res, 0);
+	return r;
+}
+
+START_TEST(every_descriptor_kind_answers_as_the_kernel)
+{
+	io_context_t kctx = NULL, lctx = new_ctx(8);
+	static const short evs[] = { POLLIN, POLLOUT, POLLPRI,
+				     POLLIN | POLLOUT };
+	struct fd_kind k[20];
+	int nk = 0, i, j, p[2], sv[2], m, sl, tf, closed, path_dir, path_file;
+	char name[64];
+	sigset_t mask;
+
+	test_hang_guard("every_descriptor_kind_answers_as_the_kernel", 60);
+	ck_assert_int_eq(test_sys_io_setup(8, &kctx), 0);
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	ck_assert_int_eq(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	open_pty(&m, &sl);
+	tf = test_tmpfile(16);
+	path_dir = open(tmpdir(), O_PATH | O_CLOEXEC);
+	path_file = open("/dev/null", O_PATH | O_CLOEXEC);
+	closed = dup(p[0]);
+	close(closed);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGURG);
+#define KIND(n, f, h) do {						\
+		k[nk].name = (n);					\
+		k[nk].fd = (f);						\
+		k[nk].how = (h);					\
+		ck_assert_msg(k[nk].fd >= 0 || (h) == FD_CLOSED,	\
+			      "cannot make a %s", (n));			\
+		nk++;							\
+	} while (0)
+	KIND("regular file", tf, FD_PLAIN);
+	KIND("directory", open(tmpdir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC),
+	     FD_PLAIN);
+	KIND("O_PATH directory", path_dir, FD_PLAIN);
+	KIND("O_PATH file", path_file, FD_PLAIN);
+	KIND("/dev/null", open("/dev/null", O_RDWR | O_CLOEXEC), FD_PLAIN);
+	KIND("pipe read end", p[0], FD_PLAIN);
+	KIND("pipe write end", p[1], FD_PLAIN);
+	KIND("socketpair", sv[0], FD_PLAIN);
+	KIND("eventfd", eventfd(0, EFD_CLOEXEC), FD_PLAIN);
+	KIND("epoll", epoll_create1(EPOLL_CLOEXEC), FD_PLAIN);
+	KIND("timerfd", timerfd_create(CLOCK_MONOTONIC, TFD_CLOEXEC), FD_PLAIN);
+	KIND("signalfd", signalfd(-1, &mask, SFD_CLOEXEC), FD_PLAIN);
+	KIND("memfd", memfd_create("poll-kind", MFD_CLOEXEC), FD_PLAIN);
+	KIND("inotify", inotify_init1(IN_CLOEXEC), FD_PLAIN);
+	KIND("pty master", m, FD_PTY);
+	KIND("pty slave", sl, FD_PTY);
+	KIND("closed descriptor", closed, FD_CLOSED);
+#undef KIND
+	for (i = 0; i < nk; i++)
+		for (j = 0; j < (int)(sizeof(evs) / sizeof(evs[0])); j++) {
+			struct iocb kcb, lcb;
+			long kres, lres;
+			int kr, lr;
+			unsigned keep = (unsigned)evs[j] | POLLERR | POLLHUP;
+
+			snprintf(name, sizeof(name), "%s, events 0x%x",
+				 k[i].name, (unsigned)evs[j]);
+			/* This tag marks the raw kernel polls, which
+			 * tests/poll-strace.sh leaves out of its count. */
+			prep_poll(&kcb, k[i].fd, evs[j], RAW_KERNEL_TAG);
+			prep_poll(&lcb, k[i].fd, evs[j], 2);
+			kr = poll_once(kctx, &kcb, 1, &kres);
+			lr = poll_once(lctx, &lcb, 0, &lres);
+			if (k[i].how == FD_PTY && kr != 1) {
+				/* The kernel refuses a pty that is not ready
+				 * (two wait queues); the library emulates. */
+				ck_assert_msg(kr == -EINVAL, "%s: kernel %d", name,
+					      kr);
+				ck_assert_msg(lr == 1 && lres < 0,
+					      "%s: library %d, res %ld", name, lr,
+					      lres);
+				continue;
+			}
+			ck_assert_msg(kr == lr, "%s: kernel %d, library %d",
+				      name, kr, lr);
+			ck_assert_msg((kres < 0) == (lres < 0),
+				      "%s: kernel %s, library %s", name,
+				      kres < 0 ? "pending" : "complete",
+				      lres < 0 ? "pending" : "complete");
+			if (kres >= 0)
+				ck_assert_msg((kres & keep) == (lres & keep),
+					      "%s: kernel res 0x%lx, library 0x%lx",
+					      name, kres, lres);
+		}
+	test_hang_guard(NULL, 0);
+	for (i = 0; i < nk; i++)
+		if (k[i].how != FD_CLOSED)
+			close(k[i].fd);
+	close(sv[1]);
+	ck_assert_int_eq(test_sys_io_destroy(kctx), 0);
+	ck_assert_int_eq(io_destroy(lctx), 0);
+}
+END_TEST
+
+/*
+ * io_destroy racing an io_submit of emulated polls (ptys, emulated in every
+ * mode): whatever the interleaving, after both return nothing of the
+ * context is armed or open (the library's duplicates are closed) and a new
+ * context, perhaps at the same address, sees none of its completions.
+ */
+struct racer {
+	io_context_t ctx;
+	pthread_barrier_t *go;
+	struct iocb *list[64];
+	int ret;
+};
+
+static void *submit_racer(void *arg)
+{
+	struct racer *r = arg;
+
+	pthread_barrier_wait(r->go);
+	r->ret = io_submit(r->ctx, 64, r->list);
+	return NULL;
+}
+
+START_TEST(destroy_racing_submit_leaves_nothing_armed)
+{
+	static struct iocb cbs[64];
+	pthread_barrier_t go;
+	struct racer rc;
+	struct io_event ev;
+	struct iocb warm;
+	int m, sl, i, round, base, rounds = test_under_valgrind() ? 20 : 200;
+	int partial = 0, refused = 0, whole = 0;
+
+	test_hang_guard("destroy_racing_submit_leaves_nothing_armed", 120);
+	open_pty(&m, &sl);
+	/* Warm up: the emulation's own descriptors exist from here on. */
+	{
+		io_context_t c = new_ctx(8);
+
+		prep_poll(&warm, m, POLLIN, 1);
+		ck_assert_int_eq(submit1(c, &warm), 1);
+		ck_assert_int_eq(io_cancel(c, &warm, &ev), -EINPROGRESS);
+		ev = wait_one(c);
+		ck_assert_int_eq(io_destroy(c), 0);
+	}
+	base = count_open_fds();
+	ck_assert_int_eq(pthread_barrier_init(&go, NULL, 2), 0);
+	for (round = 0; round < rounds; round++) {
+		pthread_t t;
+		io_context_t ctx2;
+		int d;
+
+		memset(&rc, 0, sizeof(rc));
+		rc.ctx = new_ctx(64);
+		rc.go = &go;
+		for (i = 0; i < 64; i++) {
+			prep_poll(&cbs[i], m, POLLIN, 100 + i);
+			rc.list[i] = &cbs[i];
+		}
+		ck_assert_int_eq(pthread_create(&t, NULL, submit_racer, &rc), 0);
+		pthread_barrier_wait(&go);
+		d = io_destroy(rc.ctx);
+		ck_assert_int_eq(pthread_join(t, NULL), 0);
+		ck_assert_int_eq(d, 0);
+		ck_assert_msg(rc.ret == -EINVAL || (rc.ret >= 0 && rc.ret <= 64),
+			      "io_submit returned %d", rc.ret);
+		refused += rc.ret == -EINVAL;
+		whole += rc.ret == 64;
+		partial += rc.ret >= 0 && rc.ret < 64;
+		/* Nothing of the old context is open. */
+		ck_assert_int_eq(count_open_fds(), base);
+		/* A new context (the kernel may reuse the address) gets only
+		 * its own completion once the pty turns readable. */
+		ctx2 = new_ctx(8);
+		prep_poll(&warm, m, POLLIN, 7);
+		ck_assert_int_eq(submit1(ctx2, &warm), 1);
+		ck_assert_int_eq(write(sl, "x", 1), 1);
+		ev = wait_one(ctx2);
+		ck_assert_ptr_eq(ev.obj, &warm);
+		{
+			char c;
+
+			ck_assert_int_eq(read(m, &c, 1), 1);
+		}
+		if (round == rounds - 1)
+			expect_none(ctx2);
+		ck_assert_int_eq(io_destroy(ctx2), 0);
+	}
+	pthread_barrier_destroy(&go);
+	test_hang_guard(NULL, 0);
+	/* Which interleavings occurred (for the log; any mix is right). */
+	fprintf(stderr, "destroy race: %d refused, %d partial, %d whole\n",
+		refused, partial, whole);
+	close(m);
+	close(sl);
+}
+END_TEST
+
+/*
+ * A signal handler that submits, cancels and reaps an emulated poll on its
+ * own context, interrupting a thread that is doing the same on another:
+ * the interrupted thread may be inside the emulation's lock, which must
+ * never make the handler wait for it.
+ */
+static io_context_t handler_ctx;
+static int handler_fd;
+static _Atomic int handled, handler_failed;
+
+static void poll_in_handler(int sig)
+{
+	struct timespec guard = { GUARD_S, 0 };
+	struct iocb cb, *p = &cb;
+	struct io_event ev;
+	int e = errno;
+
+	(void)sig;
+	io_prep_poll(&cb, handler_fd, POLLIN);
+	if (io_submit(handler_ctx, 1, &p) != 1 ||
+	    io_cancel(handler_ctx, &cb, &ev) != -EINPROGRESS ||
+	    io_getevents(handler_ctx, 1, 1, &ev, &guard) != 1 || ev.obj != &cb)
+		handler_failed = 1;
+	handled++;
+	errno = e;
+}
+
+struct kicker {
+	pthread_t target;
+	int n;
+	_Atomic int done;
+};
+
+static void *kick_main(void *arg)
+{
+	struct kicker *k = arg;
+	int i;
+
+	for (i = 0; i < k->n; i++) {
+		pthread_kill(k->target, SIGUSR1);
+		while (handled <= i)
+			usleep(50);
+	}
+	k->done = 1;
+	return NULL;
+}
+
+START_TEST(signal_handler_polls_while_its_thread_is_in_the_library)
+{
+	struct sigaction sa, old;
+	struct kicker k;
+	io_context_t ctx = new_ctx(8);
+	struct iocb cb, *p = &cb;
+	struct io_event ev;
+	pthread_t t;
+	int m, sl, hm, hs, loops = 0;
+
+	test_hang_guard("signal_handler_polls_while_its_thread_is_in_the_library",
+			90);
+	open_pty(&m, &sl);
+	open_pty(&hm, &hs);
+	handler_ctx = new_ctx(8);
+	handler_fd = hm;
+	handled = handler_failed = 0;
+	/* The first emulated poll of a process starts the helper thread,
+	 * which is not async-signal-safe: done here, before any handler. */
+	poll_in_handler(0);
+	ck_assert_int_eq(handler_failed, 0);
+	handled = 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = poll_in_handler;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGUSR1, &sa, &old), 0);
+	memset(&k, 0, sizeof(k));
+	k.target = pthread_self();
+	k.n = test_under_valgrind() ? 100 : 2000;
+	ck_assert_int_eq(pthread_create(&t, NULL, kick_main, &k), 0);
+	while (!k.done) {
+		struct timespec guard = { GUARD_S, 0 };
+
+		io_prep_poll(&cb, m, POLLIN);
+		ck_assert_int_eq(io_submit(ctx, 1, &p), 1);
+		ck_assert_int_eq(io_cancel(ctx, &cb, &ev), -EINPROGRESS);
+		ck_assert_int_eq(io_getevents(ctx, 1, 1, &ev, &guard), 1);
+		ck_assert_ptr_eq(ev.obj, &cb);
+		loops++;
+	}
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_int_eq(sigaction(SIGUSR1, &old, NULL), 0);
+	test_hang_guard(NULL, 0);
+	ck_assert_int_eq(handler_failed, 0);
+	ck_assert_int_eq(handled, k.n);
+	ck_assert_int_gt(loops, 0);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	ck_assert_int_eq(io_destroy(handler_ctx), 0);
+	close(m);
+	close(sl);
+	close(hm);
+	close(hs);
+}
+END_TEST
+
+/*
+ * A program closes every descriptor it does not know (as daemons do) while
+ * an emulated poll is armed, then opens epoll sets of its own, which get
+ * the library's old numbers.  The library must notice: the poll whose
+ * duplicate was closed completes with POLLNVAL, the next poll works, and
+ * the program's epoll sets and eventfd are never touched.
+ */
+#define MAX_FD_SEEN 1024
+
+static int is_library_kind(int fd)
+{
+	char path[64], link[128];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return 0;
+	link[n] = '\0';
+	/* Check itself uses none of these; the library's may be left from
+	 * earlier tests when Check does not fork. */
+	return !strncmp(link, "/memfd:libaio-doorbell", 22) ||
+	       !strcmp(link, "anon_inode:[eventpoll]") ||
+	       !strncmp(link, "pipe:", 5);
+}
+
+static void mark_open_fds(unsigned char *known, int skip_library)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d))) {
+		int fd = atoi(e->d_name);
+
+		if (e->d_name[0] == '.' || fd == dirfd(d) || fd >= MAX_FD_SEEN)
+			continue;
+		if (!skip_library || !is_library_kind(fd))
+			known[fd] = 1;
+	}
+	closedir(d);
+}
+
+static int epoll_tfd_count(int ep)
+{
+	char path[64], line[256];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", ep);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		n += !strncmp(line, "tfd:", 4);
+	fclose(f);
+	return n;
+}
+
+START_TEST(library_descriptors_closed_behind_its_back)
+{
+	static unsigned char known[MAX_FD_SEEN];
+	io_context_t ctx = new_ctx(8);
+	struct iocb warm, armed, next;
+	struct io_event ev[2];
+	struct timespec guard = { GUARD_S, 0 };
+	struct epoll_event pev;
+	int m, sl, prog_efd, eps[MAX_FD_SEEN], neps = 0, closed_max = -1;
+	int i, n, got_armed = 0, got_next = 0;
+	uint64_t count;
+
+	test_hang_guard("library_descriptors_closed_behind_its_back", 60);
+	memset(known, 0, sizeof(known));
+	open_pty(&m, &sl);
+	prog_efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ck_assert_int_ge(prog_efd, 0);
+	mark_open_fds(known, 1);
+	known[m] = known[sl] = known[prog_efd] = 1;
+
+	/* The emulation makes its descriptors; one poll stays armed. */
+	prep_poll(&warm, m, POLLIN, 1);
+	ck_assert_int_eq(submit1(ctx, &warm), 1);
+	ck_assert_int_eq(io_cancel(ctx, &warm, &ev[0]), -EINPROGRESS);
+	ev[0] = wait_one(ctx);
+	prep_poll(&armed, m, POLLIN, 2);
+	ck_assert_int_eq(submit1(ctx, &armed), 1);
+
+	/* Close everything the program does not know. */
+	for (i = 3; i < MAX_FD_SEEN; i++)
+		if (!known[i] && fcntl(i, F_GETFD) >= 0) {
+			close(i);
+			closed_max = i;
+		}
+	ck_assert_int_ge(closed_max, 3);
+	/* The program's own epoll sets take the numbers, each watching the
+	 * program's eventfd (one registration apiece). */
+	memset(&pev, 0, sizeof(pev));
+	pev.events = EPOLLIN;
+	pev.data.u64 = 0x1111;
+	do {
+		int ep = epoll_create1(EPOLL_CLOEXEC);
+
+		ck_assert_int_ge(ep, 0);
+		ck_assert_int_eq(epoll_ctl(ep, EPOLL_CTL_ADD, prog_efd, &pev), 0);
+		eps[neps++] = ep;
+	} while (eps[neps - 1] < closed_max && neps < MAX_FD_SEEN);
+
+	/* The next emulated poll works. */
+	prep_poll(&next, m, POLLIN, 3);
+	ck_assert_int_eq(submit1(ctx, &next), 1);
+	ck_assert_int_eq(write(sl, "x", 1), 1);
+	for (i = 0; i < 2 && !(got_armed && got_next); i++) {
+		n = io_getevents(ctx, 1, 1, ev, &guard);
+		ck_assert_msg(n == 1, "completion lost (%d)", n);
+		if (ev[0].obj == &armed) {
+			/* Its duplicate is gone: it cannot be re-armed. */
+			ck_assert_uint_eq(ev[0].res, POLLNVAL);
+			got_armed = 1;
+		} else {
+			check_event(&ev[0], &next, 3, POLLIN);
+			got_next = 1;
+		}
+	}
+	ck_assert(got_armed && got_next);
+	/* The program's descriptors were left alone. */
+	for (i = 0; i < neps; i++) {
+		struct epoll_event out;
+
+		ck_assert_int_ge(fcntl(eps[i], F_GETFD), 0);
+		ck_assert_int_eq(epoll_tfd_count(eps[i]), 1);
+		ck_assert_int_eq(epoll_wait(eps[i], &out, 1, 0), 0);
+	}
+	ck_assert_int_eq(read(prog_efd, &count, sizeof(count)), -1);
+	ck_assert_int_eq(errno, EAGAIN);
+	for (i = 3; i < MAX_FD_SEEN; i++)
+		if (known[i])
+			ck_assert_msg(fcntl(i, F_GETFD) >= 0, "fd %d closed", i);
+	test_hang_guard(NULL, 0);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	for (i = 0; i < neps; i++)
+		close(eps[i]);
+	close(prog_efd);
+	close(m);
+	close(sl);
+}
+END_TEST
+
+/*
+ * fork right after the first emulated poll of a process, which starts the
+ * helper thread: the child's own first poll must work.  (The helper may
+ * still be starting inside the C library or a sanitizer runtime, holding
+ * an allocator lock the child would inherit.)
+ */
+static int fork_grandchild_polls(void)
+{
+	struct timespec ts = { GUARD_S, 0 };
+	io_context_t c = NULL;
+	struct iocb cb, *p = &cb;
+	struct io_event e;
+	struct termios tio;
+	int m, s;
+
+	m = posix_openpt(O_RDWR | O_NOCTTY);
+	if (m < 0 || grantpt(m) || unlockpt(m))
+		return 10;
+	s = open(ptsname(m), O_RDWR | O_NOCTTY);
+	if (s < 0 || tcgetattr(s, &tio))
+		return 11;
+	cfmakeraw(&tio);
+	if (tcsetattr(s, TCSANOW, &tio) || io_setup(8, &c))
+		return 12;
+	io_prep_poll(&cb, m, POLLIN);
+	if (io_submit(c, 1, &p) != 1)
+		return 13;
+	if (write(s, "y", 1) != 1)
+		return 14;
+	if (io_getevents(c, 1, 1, &e, &ts) != 1 || e.obj != &cb ||
+	    !(e.res & POLLIN))
+		return 15;
+	return io_destroy(c) == 0 ? 0 : 16;
+}
+
+static int fork_child_first_poll_then_fork(void)
+{
+	io_context_t c = NULL;
+	struct iocb cb, *p = &cb;
+	int q[2], st;
+	pid_t pid;
+
+	/* A fresh process: the helper thread starts in this io_submit. */
+	if (io_setup(8, &c) || pipe(q))
+		return 20;
+	io_prep_poll(&cb, q[0], POLLIN);
+	cb.aio_fildes = (unsigned)q[0];
+	{
+		int m, s;
+		struct termios tio;
+
+		m = posix_openpt(O_RDWR | O_NOCTTY);
+		if (m < 0 || grantpt(m) || unlockpt(m))
+			return 21;
+		s = open(ptsname(m), O_RDWR | O_NOCTTY);
+		if (s < 0 || tcgetattr(s, &tio))
+			return 22;
+		io_prep_poll(&cb, m, POLLIN);	/* emulated in every mode */
+		if (io_submit(c, 1, &p) != 1)
+			return 23;
+	}
+	pid = fork();
+	if (pid < 0)
+		return 24;
+	if (pid == 0)
+		_exit(fork_grandchild_polls());
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return 25;
+	return WEXITSTATUS(st);
+}
+
+START_TEST(fork_right_after_the_helper_starts)
+{
+	int round, rounds = test_under_valgrind() ? 3 : 10;
+
+	test_hang_guard("fork_right_after_the_helper_starts",
+			(unsigned)(rounds * (GUARD_S + 5)));
+	for (round = 0; round < rounds; round++) {
+		pid_t pid = fork();
+		int st;
+
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0) {
+			/* The child of this test process: new helper. */
+			_exit(fork_child_first_poll_then_fork());
+		}
+		ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+		ck_assert(WIFEXITED(st));
+		ck_assert_msg(WEXITSTATUS(st) == 0, "round %d: child exit %d",
+			      round, WEXITSTATUS(st));
+	}
+	test_hang_guard(NULL, 0);
+}
+END_TEST
+
 /* The library never changes errno. */
 START_TEST(errno_is_kept)
 {
@@ -863,6 +1512,11 @@ Suite *test_suite(void)
 	tcase_add_test(t, full_ring);
 	tcase_add_test(t, fork_child_starts_afresh);
 	tcase_add_test(t, errno_is_kept);
+	tcase_add_test(t, every_descriptor_kind_answers_as_the_kernel);
+	tcase_add_test(t, destroy_racing_submit_leaves_nothing_armed);
+	tcase_add_test(t, signal_handler_polls_while_its_thread_is_in_the_library);
+	tcase_add_test(t, library_descriptors_closed_behind_its_back);
+	tcase_add_test(t, fork_right_after_the_helper_starts);
 	suite_add_tcase(s, t);
 	return s;
 }
