@@ -19,8 +19,13 @@ if [ "${1:-}" = --with-i386 ]; then
 	done
 fi
 missing=$(echo "$missing" | sed 's/ update//')
+# Another install on the same machine may hold the dpkg lock (and apt's
+# list lock during an update): wait for it, up to ten minutes, instead of
+# failing at once.  apt-get (>= 1.9.11) does the waiting itself.
+lock_wait="-o DPkg::Lock::Timeout=${APT_LOCK_TIMEOUT:-600}"
 if [ -n "$missing" ]; then
-	apt-get update -qq
 	# shellcheck disable=SC2086
-	apt-get install -y -qq --no-install-recommends $missing
+	apt-get $lock_wait update -qq
+	# shellcheck disable=SC2086
+	apt-get $lock_wait install -y -qq --no-install-recommends $missing
 fi

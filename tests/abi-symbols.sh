@@ -3,7 +3,8 @@
 # the stock libaio.so.1, with the same default (@@) markings and the same
 # version-node tree; anything more may only sit in LIBAIO_0.6 (32-bit
 # targets: exactly io_getevents_time64 and io_pgetevents_time64) or
-# LIBAIO_0.7.  Nothing else is defined (no internal name leaks), every
+# AIOREAP_1.0, this library's own node (a LIBAIO_0.x node after 0.6 is
+# upstream's to define: exporting one is a failure).  Nothing else is defined (no internal name leaks), every
 # import is a versioned C library symbol or a weak toolchain hook, the
 # soname is libaio.so.1 and the only DT_NEEDED is libc.so.6.
 . "$top_srcdir/tests/abi-lib.sh"
@@ -46,7 +47,7 @@ missing=$(comm -23 "$tmp/stock.def" "$tmp/ours.def")
 extra=$(comm -13 "$tmp/stock.def" "$tmp/ours.def")
 for s in $extra; do
 	case $s in
-	*@@LIBAIO_0.6 | *@@LIBAIO_0.7 | LIBAIO_0.6 | LIBAIO_0.7) ;;
+	*@@LIBAIO_0.6 | *@@AIOREAP_1.0 | LIBAIO_0.6 | AIOREAP_1.0) ;;
 	*) bad "unexpected export: $s" ;;
 	esac
 done
@@ -61,6 +62,13 @@ else
 	! grep -q 'LIBAIO_0\.6' "$tmp/ours.def" ||
 		bad "LIBAIO_0.6 exported by a 64-bit library"
 fi
+
+# The extensions: exactly these three, in AIOREAP_1.0.
+for s in io_reap io_reaper_active io_features; do
+	grep -qx "$s@@AIOREAP_1.0" "$tmp/ours.def" || bad "$s@@AIOREAP_1.0 not exported"
+done
+! grep -Eq 'LIBAIO_0\.([7-9]|[1-9][0-9])' "$tmp/ours.def" ||
+	bad "a LIBAIO_0.x node after 0.6 is exported (upstream's numbering)"
 
 # The version tree: the stock nodes with the stock parents.
 vtree "$STOCK_LIBAIO" > "$tmp/stock.vt"
@@ -89,7 +97,7 @@ needed=$(readelf -d "$ours" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' '
 
 # objdump -T gives the same list.
 if command -v objdump >/dev/null 2>&1; then
-	objdump -T "$ours" | awk '$4 != "*UND*" && $6 ~ /LIBAIO_/ {
+	objdump -T "$ours" | awk '$4 != "*UND*" && $6 ~ /(LIBAIO_|AIOREAP_)/ {
 		if ($4 == "*ABS*") print $7
 		else if ($6 ~ /^\(/) { v = $6; gsub(/[()]/, "", v); print $7 "@" v }
 		else print $7 "@@" $6 }' | sort -u > "$tmp/ours.objdump"
