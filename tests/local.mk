@@ -22,3 +22,4 @@ include tests/poll.mk
 include tests/reliability.mk
 include tests/man.mk
 include tests/bench.mk
+include tests/noaio.mk

@@ -6,6 +6,7 @@
 prog="${top_builddir:-.}/tests/test-poll"
 command -v strace >/dev/null 2>&1 || { echo "SKIP: strace not installed"; exit 77; }
 [ -x "$prog" ] || { echo "missing $prog"; exit 99; }
+"${top_builddir:-.}/tests/aio-probe" || exit $?	# skips where AIO answers ENOSYS
 out=$(mktemp "${TMPDIR:-/tmp}/libaio-strace-XXXXXX") || exit 99
 trap 'rm -f "$out"' EXIT
 

@@ -5,6 +5,7 @@
 # memcheck: it is clean only because the library marks those bytes defined.
 # (Built with --disable-valgrind-hints, memcheck reports "Conditional jump
 # or move depends on uninitialised value" in the same test.)
+"$top_builddir/tests/aio-probe" || exit $?	# skips where AIO answers ENOSYS
 command -v valgrind >/dev/null 2>&1 || { echo "SKIP: valgrind not installed"; exit 77; }
 grep -q 'define HAVE_VALGRIND_HINTS 1' "$top_builddir/config.h" ||
 	{ echo "SKIP: built without valgrind hints (--disable-valgrind-hints or no valgrind/memcheck.h)"; exit 77; }
