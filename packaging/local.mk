@@ -21,4 +21,8 @@ EXTRA_DIST += \
 	packaging/debian/rules \
 	packaging/debian/source/format \
 	.ci/deb.sh \
+	.ci/buildd.sh \
+	.ci/chroot-lib.sh \
+	.ci/cross.sh \
+	.ci/qemu-user.sh \
 	# EOL

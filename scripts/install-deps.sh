@@ -1,6 +1,8 @@
 #!/bin/sh
 # Installs, on Debian 12, everything the build, the tests, the benchmark and
 # the packaging need.  Safe to run again: apt-get skips what is there.
+#   install-deps.sh [--with-i386]   the list below (and the i386 parts)
+#   install-deps.sh --only PKG...   just these packages
 set -e
 pkgs="build-essential autoconf automake libtool autoconf-archive pkg-config
 check libsubunit-dev valgrind clang libclang-rt-dev liburing-dev libaio-dev
@@ -8,6 +10,12 @@ libaio1 fio qemu-utils strace abigail-tools mandoc groff man-db gcc-multilib
 g++ dpkg-dev debhelper fakeroot rpm python3"
 pkgs32="check:i386 libsubunit-dev:i386 libaio1:i386 libc6-dev:i386"
 export DEBIAN_FRONTEND=noninteractive
+# --only PKG...: install just these (what one CI job needs), not the list.
+if [ "${1:-}" = --only ]; then
+	shift
+	pkgs="$*"
+	set --
+fi
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
