@@ -12,15 +12,19 @@ need_stock
 command -v readelf >/dev/null 2>&1 || skip "readelf not installed (binutils)"
 
 # Defined dynamic symbols, one "name@version" or "name@@version" a line
-# (version-node symbols appear as their bare name).
+# (version-node symbols appear as their bare name).  ppc64's
+# "[<localentry>: 8]" column and the "(N)" version index some readelf
+# versions print after the name are removed first.
 defined() {
 	readelf --dyn-syms -W "$1" |
-		awk '$1 ~ /^[0-9]+:$/ && $7 != "UND" && $8 != "" { print $8 }' |
+		awk '{ sub(/ \([0-9]+\)$/, ""); gsub(/\[[^]]*\]/, ""); $0 = $0 }
+			$1 ~ /^[0-9]+:$/ && $7 != "UND" && $8 != "" { print $8 }' |
 		sort -u
 }
 undefined() {
 	readelf --dyn-syms -W "$1" |
-		awk '$1 ~ /^[0-9]+:$/ && $7 == "UND" && $8 != "" { print $5, $8 }' |
+		awk '{ sub(/ \([0-9]+\)$/, ""); gsub(/\[[^]]*\]/, ""); $0 = $0 }
+			$1 ~ /^[0-9]+:$/ && $7 == "UND" && $8 != "" { print $5, $8 }' |
 		sort -u
 }
 # Version definitions as "node<parent" (or just "node").
