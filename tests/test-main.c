@@ -36,8 +36,14 @@ int main(void)
 	if (probe)
 		test_sys_io_destroy(probe);
 	if (sc && *sc && test_install_seccomp(sc) != 0) {
-		fprintf(stderr, "cannot install seccomp filter for '%s'\n", sc);
-		return 99;
+		/* No seccomp here (qemu-user has none), but the filter is not
+		 * needed where io_pgetevents already answers ENOSYS. */
+		if (strcmp(sc, "pgetevents") != 0 ||
+		    test_sys_io_pgetevents(NULL, 0, 0, NULL, NULL, NULL) != -ENOSYS) {
+			fprintf(stderr, "cannot install seccomp filter for '%s'\n", sc);
+			return 99;
+		}
+		printf("note: no seccomp filter, but io_pgetevents already answers ENOSYS\n");
 	}
 	sr = srunner_create(test_suite());
 	srunner_run_all(sr, CK_NORMAL);
