@@ -82,8 +82,11 @@ export CI_TMPFS_SIZE=${CI_TMPFS_SIZE:-1g}
 # before/after comparison.
 ci_host_libaio_sums() {
 	local p
-	for p in libaio1 libaio1:i386 libaio1t64 libaio1t64:i386 libaio-dev libaio-dev:i386; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || continue
+	# Architecture-qualified names (libaio1:amd64, libaio1:i386, ...):
+	# dpkg -L refuses a bare name installed for two architectures.
+	for p in $(dpkg-query -W -f='${db:Status-Abbrev} ${binary:Package}\n' \
+		'libaio1' 'libaio1t64' 'libaio-dev' 'libaio1:*' 'libaio1t64:*' 'libaio-dev:*' 2>/dev/null |
+		awk '$1 ~ /^ii/ { print $2 }' | sort -u); do
 		echo "package $p $(dpkg-query -W -f='${Version}' "$p")"
 		dpkg -L "$p" | while read -r f; do
 			[ -f "$f" ] && [ ! -L "$f" ] && sha256sum "$f"
