@@ -34,11 +34,13 @@ control=packaging/debian/control
 [ "$flavour" = default ] || control=packaging/debian-$flavour/control
 CI_KEY_EXTRA=$(sed -n '/^Build-Depends/,/^[^ ]/p' "$control" | sha256sum | cut -c1-12)
 export CI_KEY_EXTRA
-mkdir -p "$work/bd/debian"
-cp "$control" "$work/bd/debian/control"
-tar=$(ci_tarball buildd --variant=buildd \
+# The control file goes in through a fixed path, so that the tarball's key
+# (its mmdebstrap arguments and CI_KEY_EXTRA) stays the same between runs.
+mkdir -p "$ci_cache"
+cp "$control" "$ci_cache/buildd-$flavour.control"
+tar=$(ci_tarball "buildd-$flavour" --variant=buildd \
 	--customize-hook="mkdir -p \"\$1/root/bd/debian\"" \
-	--customize-hook="upload $work/bd/debian/control /root/bd/debian/control" \
+	--customize-hook="upload $ci_cache/buildd-$flavour.control /root/bd/debian/control" \
 	--customize-hook='chroot "$1" apt-get build-dep -y -q --no-install-recommends /root/bd' \
 	--customize-hook='rm -rf "$1/root/bd"' \
 	--customize-hook='chroot "$1" useradd -m -s /bin/sh builder')
