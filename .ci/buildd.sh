@@ -32,13 +32,14 @@ ci_need mmdebstrap
 
 control=packaging/debian/control
 [ "$flavour" = default ] || control=packaging/debian-$flavour/control
-CI_KEY_EXTRA=$(sed -n '/^Build-Depends/,/^[^ ]/p' "$control" | sha256sum | cut -c1-12)
-export CI_KEY_EXTRA
+# A changed Build-Depends makes a new root (the hooks read the control
+# file, so its text is not among mmdebstrap's arguments).
+bd_key=$(sed -n '/^Build-Depends/,/^[^ ]/p' "$control" | sha256sum | cut -c1-12)
 # The control file goes in through a fixed path, so that the tarball's key
 # (its mmdebstrap arguments and CI_KEY_EXTRA) stays the same between runs.
 mkdir -p "$ci_cache"
 cp "$control" "$ci_cache/buildd-$flavour.control"
-tar=$(ci_tarball "buildd-$flavour" --variant=buildd \
+tar=$(CI_KEY_EXTRA=$bd_key ci_tarball "buildd-$flavour" --variant=buildd \
 	--customize-hook="mkdir -p \"\$1/root/bd/debian\"" \
 	--customize-hook="upload $ci_cache/buildd-$flavour.control /root/bd/debian/control" \
 	--customize-hook='chroot "$1" apt-get build-dep -y -q --no-install-recommends /root/bd' \
