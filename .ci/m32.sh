@@ -22,8 +22,8 @@ for p in $deps; do
 done
 if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	dpkg --add-architecture i386
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing
+	apt-get -o DPkg::Lock::Timeout=600 update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq $missing
 fi
 
 if ! printf 'int main(void){return 0;}\n' |

@@ -5,7 +5,7 @@
  * A drop-in replacement for the interface of libaio 0.3.113: every type,
  * field, constant, inline helper and prototype keeps its name, layout and
  * meaning, so programs built against either header run on either library.
- * Additions are marked "extension" and live in the LIBAIO_0.7 symbol node.
+ * Additions are marked "extension" and live in the AIOREAP_1.0 symbol node.
  */
 #ifndef __LIBAIO_H
 #define __LIBAIO_H
@@ -182,7 +182,7 @@ extern int io_pgetevents(io_context_t ctx, long min_nr, long nr,
 	__LIBAIO_TIME64_NAME(io_pgetevents);
 
 /*
- * Extensions (LIBAIO_0.7).
+ * Extensions (AIOREAP_1.0).
  *
  * io_reap() takes up to nr completions that are already available and
  * never waits.  io_reaper_active() tells whether io_getevents() on ctx

@@ -8,6 +8,7 @@ dist_man_MANS += \
 	man/io_destroy.3 \
 	man/io_fdsync.3 \
 	man/io_features.3 \
+	man/io.3 \
 	man/io_fsync.3 \
 	man/io_getevents.3 \
 	man/io_getevents_time64.3 \
@@ -35,5 +36,9 @@ dist_man_MANS += \
 	man/io_submit.3 \
 	man/io_syscall_count.3 \
 	man/libaio.7 \
-	man/aio-bench.1 \
 	# EOL
+if BUILD_TOOLS
+dist_man_MANS += man/aio-bench.1
+else
+EXTRA_DIST += man/aio-bench.1
+endif

@@ -1,13 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Build the RPM packages (libaio, libaio-devel) from packaging/libaio.spec
+# Build the RPM packages (libaio, libaio-devel, libaio-static; source
+# package aioreap) from packaging/aioreap.spec
 # and check what they ship, provide and require.
 #
 #   packaging/build-rpm.sh [BUILDDIR | TARBALL] [OUTDIR]
 #
 # BUILDDIR: a configured build directory; `make dist` is run there (the
 #   tarball it makes stays there, as with any `make dist`).
-# TARBALL:  a libaio-VERSION.tar.xz made by `make dist`.
+# TARBALL:  an aioreap-VERSION.tar.xz made by `make dist`.
 # Neither:  the source tree is configured out of tree in a temporary
 #   directory and `make dist` is run there (the tree must hold configure:
 #   run autoreconf -fi first in a git checkout).
@@ -30,7 +31,7 @@ if ! command -v rpmbuild >/dev/null 2>&1; then
 	exit 77
 fi
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/libaio-rpm.XXXXXX")
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/aioreap-rpm.XXXXXX")
 if [ "${LIBAIO_RPM_KEEP:-0}" = 1 ]; then
 	trap 'echo "build-rpm.sh: kept $tmp"' EXIT
 else
@@ -41,7 +42,7 @@ mkdir -p "$tmp/SOURCES" "$tmp/tmp"
 
 # --- 1. the dist tarball -------------------------------------------------
 # rpmbuild -ta wants what a user gets: the tarball from `make dist`, whose
-# top directory is libaio-VERSION and which carries packaging/libaio.spec.
+# top directory is aioreap-VERSION and which carries packaging/aioreap.spec.
 if [ -z "$arg" ]; then
 	[ -x "$src/configure" ] ||
 		{ echo "build-rpm.sh: $src/configure missing: run autoreconf -fi there" >&2; exit 1; }
@@ -49,14 +50,14 @@ if [ -z "$arg" ]; then
 	mkdir "$tmp/obj"
 	(cd "$tmp/obj" && "$src/configure" >configure.log 2>&1 && make dist >dist.log 2>&1) ||
 		{ tail -n 30 "$tmp/obj/configure.log" "$tmp/obj/dist.log" 2>/dev/null; exit 1; }
-	tarballs=("$tmp"/obj/libaio-*.tar.xz)
+	tarballs=("$tmp"/obj/aioreap-*.tar.xz)
 elif [ -d "$arg" ]; then
 	[ -f "$arg/Makefile" ] || { echo "build-rpm.sh: $arg is not a configured build directory" >&2; exit 1; }
 	echo "=== make dist in $arg"
 	make -C "$arg" dist >"$tmp/dist.log" 2>&1 || { tail -n 30 "$tmp/dist.log"; exit 1; }
 	# The version the tree builds now, not an older tarball lying there.
 	version=$(sed -n 's/^PACKAGE_VERSION = //p' "$arg/Makefile")
-	tarballs=("$arg/libaio-$version.tar.xz")
+	tarballs=("$arg/aioreap-$version.tar.xz")
 else
 	tarballs=("$arg")
 fi
@@ -73,7 +74,7 @@ echo "=== tarball: $(basename "$tarball")"
 opts=(--define "_topdir $tmp" --define "_tmppath $tmp/tmp")
 # No -debuginfo/-debugsource packages: on Debian, find-debuginfo needs
 # eu-strip (elfutils) and rpm there does not enable them anyway; this also
-# keeps a Fedora host's build to the two packages checked below.
+# keeps a Fedora host's build to the three packages checked below.
 opts+=(--define 'debug_package %{nil}')
 # The BuildRequires are Fedora package names.  Where rpm's database does
 # not know the compiler (Debian: build tools come from dpkg), skip the
@@ -131,27 +132,29 @@ case $(rpm --eval '%{?__isa_bits}') in
 esac
 
 rpms=("$tmp"/RPMS/*/*.rpm)
-runtime='' devel=''
+runtime='' devel='' static=''
 for f in "${rpms[@]}"; do
 	[ -e "$f" ] || continue
 	case $(rpm -qp --qf '%{NAME}' "$f") in
 	libaio) runtime=$f ;;
 	libaio-devel) devel=$f ;;
+	libaio-static) static=$f ;;
 	*) fail "unexpected package $(basename "$f")" ;;
 	esac
 done
-srpms=("$tmp"/SRPMS/libaio-*.src.rpm)
+srpms=("$tmp"/SRPMS/aioreap-*.src.rpm)
 check "source package built" test -f "${srpms[0]}"
 check "runtime package libaio built" test -n "$runtime"
 check "devel package libaio-devel built" test -n "$devel"
-[ -n "$runtime" ] && [ -n "$devel" ] || exit 1
+check "static package libaio-static built" test -n "$static"
+[ -n "$runtime" ] && [ -n "$devel" ] && [ -n "$static" ] || exit 1
 vr=$(rpm -qp --qf '%{VERSION}-%{RELEASE}' "$runtime")
 tarversion=$(basename "$tarball" .tar.xz)
-check "package version $vr matches the tarball ($tarversion)" test "libaio-${vr%-*}" = "$tarversion"
+check "package version $vr matches the tarball ($tarversion)" test "aioreap-${vr%-*}" = "$tarversion"
 
 q=$tmp/query
 mkdir "$q"
-for p in runtime devel; do
+for p in runtime devel static; do
 	f=${!p}
 	rpm -qlp "$f" >"$q/$p.files"
 	rpm -qp --provides "$f" | sed 's/[[:space:]]*$//' >"$q/$p.provides"
@@ -169,10 +172,12 @@ check "libaio does not ship libaio.so (devel link)" \
 	not has_line "$libdir/libaio.so" "$q/runtime.files"
 check "libaio does not ship libaio.h" not has_line "$includedir/libaio.h" "$q/runtime.files"
 check "libaio provides libaio.so.1()$bits" has_line "libaio.so.1()$bits" "$q/runtime.provides"
-for v in 0.1 0.4 0.5 0.7; do
-	check "libaio provides libaio.so.1(LIBAIO_$v)$bits" \
-		has_line "libaio.so.1(LIBAIO_$v)$bits" "$q/runtime.provides"
+for v in LIBAIO_0.1 LIBAIO_0.4 LIBAIO_0.5 AIOREAP_1.0; do
+	check "libaio provides libaio.so.1($v)$bits" \
+		has_line "libaio.so.1($v)$bits" "$q/runtime.provides"
 done
+check "libaio does not provide LIBAIO_0.7 (upstream's next node)" \
+	not has_match '^libaio\.so\.1\(LIBAIO_0\.7\)' "$q/runtime.provides"
 # LIBAIO_0.6 holds the time64 entry points, which exist on 32-bit only.
 if [ -n "$bits" ]; then
 	check "libaio does not provide LIBAIO_0.6 (32-bit only)" \
@@ -196,6 +201,11 @@ check "libaio-devel ships $libdir/libaio.so" has_line "$libdir/libaio.so" "$q/de
 # libtool points it at the real file; the soname link would do as well.
 check "libaio.so is a symlink to the runtime library" \
 	has_match "^$libdir/libaio\.so -> (libaio\.so\.1|libaio\.so\.1\.1\.0)\$" "$q/devel.links"
+check "libaio-devel does not ship libaio.a (libaio-static does)" \
+	not has_line "$libdir/libaio.a" "$q/devel.files"
+check "libaio-devel ships NEWS" has_match '/NEWS$' "$q/devel.files"
+check "libaio-devel ships io.3 (a link page to libaio.7)" \
+	has_match "^$mandir/man3/io\.3(\.[a-z]+)?\$" "$q/devel.files"
 check "libaio-devel ships $libdir/pkgconfig/libaio.pc" \
 	has_line "$libdir/pkgconfig/libaio.pc" "$q/devel.files"
 check "libaio-devel does not ship the shared library itself" \
@@ -225,11 +235,16 @@ check "libaio-devel provides pkgconfig(libaio) = ${vr%-*}" \
 	has_line "pkgconfig(libaio) = ${vr%-*}" "$q/devel.provides"
 check "libaio-devel requires libaio$isa = $vr" has_line "libaio$isa = $vr" "$q/devel.requires"
 
-echo "=== both packages"
-cat "$q/runtime.files" "$q/devel.files" >"$q/all.files"
+echo "=== $(basename "$static")"
+check "libaio-static ships $libdir/libaio.a" has_line "$libdir/libaio.a" "$q/static.files"
+check "libaio-static ships nothing else" test "$(grep -vc '/libaio\.a$' "$q/static.files")" = 0
+check "libaio-static requires libaio-devel$isa = $vr" has_line "libaio-devel$isa = $vr" "$q/static.requires"
+
+echo "=== all packages"
+cat "$q/runtime.files" "$q/devel.files" "$q/static.files" >"$q/all.files"
 check "aio-bench and aio-bench.1 are in neither package" not has_match '/aio-bench(\.1)?' "$q/all.files"
 check "no libtool .la file is shipped" not has_match '\.la$' "$q/all.files"
-check "no file is in both packages" test -z "$(sort "$q/all.files" | uniq -d)"
+check "no file is in two packages" test -z "$(sort "$q/all.files" | uniq -d)"
 
 if [ -n "$out" ]; then
 	mkdir -p "$out"

@@ -1,19 +1,29 @@
 # packaging rules
 # Distribution packaging, shipped in the tarball (not installed):
 # packaging/debian is a Debian source package directory (copied to debian/
-# by packaging/build-deb.sh), packaging/libaio.spec an RPM spec.
+# by packaging/build-deb.sh), packaging/aioreap.spec an RPM spec.
 EXTRA_DIST += \
 	packaging/build-deb.sh \
 	packaging/build-rpm.sh \
-	packaging/libaio.spec \
+	packaging/aioreap.spec \
 	packaging/debian/changelog \
 	packaging/debian/control \
 	packaging/debian/copyright \
 	packaging/debian/libaio-dev.install \
 	packaging/debian/libaio1.install \
 	packaging/debian/libaio1.symbols \
+	packaging/debian/libaio-dev.docs \
+	packaging/debian-t64/README \
+	packaging/debian-t64/control \
+	packaging/debian-t64/libaio1t64.install \
+	packaging/debian-t64/libaio1t64.symbols \
+	packaging/debian-t64/libaio1t64.lintian-overrides \
 	packaging/debian/not-installed \
 	packaging/debian/rules \
 	packaging/debian/source/format \
 	.ci/deb.sh \
+	.ci/buildd.sh \
+	.ci/chroot-lib.sh \
+	.ci/cross.sh \
+	.ci/qemu-user.sh \
 	# EOL

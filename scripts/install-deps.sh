@@ -1,6 +1,8 @@
 #!/bin/sh
 # Installs, on Debian 12, everything the build, the tests, the benchmark and
 # the packaging need.  Safe to run again: apt-get skips what is there.
+#   install-deps.sh [--with-i386]   the list below (and the i386 parts)
+#   install-deps.sh --only PKG...   just these packages
 set -e
 pkgs="build-essential autoconf automake libtool autoconf-archive pkg-config
 check libsubunit-dev valgrind clang libclang-rt-dev liburing-dev libaio-dev
@@ -8,6 +10,12 @@ libaio1 fio qemu-utils strace abigail-tools mandoc groff man-db gcc-multilib
 g++ dpkg-dev debhelper fakeroot rpm python3"
 pkgs32="check:i386 libsubunit-dev:i386 libaio1:i386 libc6-dev:i386"
 export DEBIAN_FRONTEND=noninteractive
+# --only PKG...: install just these (what one CI job needs), not the list.
+if [ "${1:-}" = --only ]; then
+	shift
+	pkgs="$*"
+	set --
+fi
 missing=""
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
@@ -19,8 +27,13 @@ if [ "${1:-}" = --with-i386 ]; then
 	done
 fi
 missing=$(echo "$missing" | sed 's/ update//')
+# Another install on the same machine may hold the dpkg lock (and apt's
+# list lock during an update): wait for it, up to ten minutes, instead of
+# failing at once.  apt-get (>= 1.9.11) does the waiting itself.
+lock_wait="-o DPkg::Lock::Timeout=${APT_LOCK_TIMEOUT:-600}"
 if [ -n "$missing" ]; then
-	apt-get update -qq
 	# shellcheck disable=SC2086
-	apt-get install -y -qq --no-install-recommends $missing
+	apt-get $lock_wait update -qq
+	# shellcheck disable=SC2086
+	apt-get $lock_wait install -y -qq --no-install-recommends $missing
 fi

@@ -1,17 +1,32 @@
 #!/bin/bash
 # The README's second command, and what CI runs (.ci/run): install what is
 # missing, then build and run every test job from a clean build directory.
-# Jobs: the suite in all six library modes, distcheck, the -m32 build,
-# ASan+UBSan, TSan, valgrind memcheck, a short fuzz run, the .deb build and
-# install test, the RPM build and its content checks.  JOBS="check
-# distcheck ..." runs a subset.
+# Default jobs: the suite in all six library modes (check), distcheck, the
+# -m32 build, ASan+UBSan and TSan, valgrind memcheck, a short fuzz run,
+# the .deb job (packages installed and used in a throw-away Debian root,
+# never on this machine) and the RPM build with its content checks.
+# More jobs, not run by default because of their time (JOBS="..." picks
+# any set; JOBS=all runs every one):
+#   buildd  the .deb built with the tests on in a fresh minimal Debian 12
+#           root (mmdebstrap --variant=buildd, /tmp on tmpfs), then the
+#           deb job's install tests on what it built
+#   cross   arm64 armhf ppc64el s390x riscv64 i386 cross builds with
+#           --enable-werror and the layout test against each <linux/aio_abi.h>
+#   qemu    the test suite built for arm64 and s390x, run under qemu-user
+# The host's libaio packages (libaio1, libaio1:i386, libaio-dev) must have
+# byte-identical files before and after the run, or the run fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
 sh scripts/install-deps.sh --with-i386
 autoreconf -fi >/dev/null 2>&1
 
-JOBS=${JOBS:-"check distcheck m32 sanitizers valgrind fuzz deb rpm"}
+default_jobs="check distcheck m32 sanitizers valgrind fuzz deb rpm"
+JOBS=${JOBS:-$default_jobs}
+[ "$JOBS" != all ] || JOBS="$default_jobs buildd cross qemu"
+# shellcheck source=.ci/chroot-lib.sh
+. .ci/chroot-lib.sh
+host_before=$(ci_host_libaio_sums)
 export LIBAIO_SOAK_SECONDS=${LIBAIO_SOAK_SECONDS:-5}
 results=()
 failed=0
@@ -61,10 +76,22 @@ for j in $JOBS; do
 	valgrind) run_job valgrind bash .ci/valgrind.sh ;;
 	fuzz) run_job fuzz bash .ci/fuzz.sh ;;
 	deb) run_job deb bash .ci/deb.sh ;;
+	buildd) run_job buildd bash .ci/buildd.sh ;;
+	cross) run_job cross bash .ci/cross.sh ;;
+	qemu) run_job qemu bash .ci/qemu-user.sh ;;
 	rpm) run_job rpm job_rpm ;;
 	*) echo "unknown job $j"; exit 2 ;;
 	esac
 done
+
+# Nothing may have changed the host's own libaio files.
+host_check() {
+	local after
+	after=$(ci_host_libaio_sums)
+	echo "$host_before" | grep -c . | sed 's/^/host libaio files and links checked: /'
+	[ "$after" = "$host_before" ] || { diff <(echo "$host_before") <(echo "$after"); return 1; }
+}
+run_job host-libaio-unchanged host_check
 
 echo "=== summary"
 printf '%s\n' "${results[@]}"

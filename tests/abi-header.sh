@@ -50,12 +50,18 @@ for std in c99 c11; do
 	compile "C $std used" $CC -std=$std $strict -I"$inc" "$tmp/use.c"
 done
 compile "C gnu11 used" $CC -std=gnu11 $strict -I"$inc" "$tmp/use.c"
-for std in c++11 c++17; do
-	compile "C++ $std alone" $CXX -x c++ -std=$std $strict -I"$inc" "$tmp/alone.c"
-	compile "C++ $std used" $CXX -x c++ -std=$std $strict -I"$inc" "$tmp/use.c"
-done
+if command -v "${CXX%% *}" >/dev/null 2>&1; then
+	for std in c++11 c++17; do
+		compile "C++ $std alone" $CXX -x c++ -std=$std $strict -I"$inc" "$tmp/alone.c"
+		compile "C++ $std used" $CXX -x c++ -std=$std $strict -I"$inc" "$tmp/use.c"
+	done
+else
+	echo "SKIP (part): no C++ compiler '$CXX': the header is not checked as C++"
+fi
 if command -v clang >/dev/null 2>&1; then
 	compile "clang c99 used" clang -std=c99 $strict -I"$inc" "$tmp/use.c"
+else
+	echo "SKIP (part): clang not installed: the header is checked with $CC only"
 fi
 
 # Which getevents names an object calls.
@@ -79,14 +85,19 @@ expect_calls() { # label, expected, flags...
 	fi
 }
 
-if printf 'int x;\n' | $CC -m32 -x c -c -o "$tmp/m32.o" - 2>/dev/null; then
+# The probe includes libc headers: a bare -m32 compile succeeds with the
+# compiler alone, while every real 32-bit compile also needs the 32-bit
+# C library headers (gcc-multilib / libc6-dev-i386).
+if printf '#include <sys/types.h>\n#include <signal.h>\n#include <time.h>\nint x;\n' |
+	$CC -m32 -x c -c -o "$tmp/m32.o" - 2>/dev/null; then
 	compile "C c99 -m32 used" $CC -m32 -std=c99 $strict -I"$inc" "$tmp/use.c"
 	expect_calls "-m32 _TIME_BITS=64" "io_getevents_time64 io_pgetevents_time64 " \
 		-m32 -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64
 	expect_calls "-m32" "io_getevents io_pgetevents " -m32
 else
-	echo "note: $CC cannot build -m32 objects here (gcc-multilib missing);" \
-		"32-bit redirection not checked"
+	echo "SKIP (part): $CC -m32 cannot compile a file that includes" \
+		"<sys/types.h> (no gcc-multilib / 32-bit libc headers):" \
+		"the -m32 compile and the 32-bit _TIME_BITS=64 redirection are not checked"
 fi
 case $(elf_class "$ours") in
 64) expect_calls "64-bit _TIME_BITS=64" "io_getevents io_pgetevents " \

@@ -28,6 +28,11 @@ elf_class() {
 	esac
 }
 
+# Skip where the AIO system calls answer ENOSYS (tests/aio-probe says why).
+need_aio() {
+	"$top_builddir/tests/aio-probe" || exit $?
+}
+
 need_stock() {
 	[ -n "${STOCK_LIBAIO:-}" ] && [ -e "$STOCK_LIBAIO" ] ||
 		skip "no stock libaio.so.1 (configure --with-stock-libaio=PATH)"

@@ -3,6 +3,7 @@
 # our library runs unchanged on the stock libaio.so.1.
 . "$top_srcdir/tests/abi-lib.sh"
 need_stock
+need_aio
 
 mkdir "$tmp/stocklib"
 ln -s "$(real "$STOCK_LIBAIO")" "$tmp/stocklib/libaio.so.1"

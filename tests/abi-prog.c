@@ -79,9 +79,16 @@ static void print_libaio_path(void)
 
 static int tmpfile_fd(void)
 {
-	char path[] = "/tmp/libaio-abi-XXXXXX";
-	int fd = mkstemp(path);
+	/* $TMPDIR when set, as every test does; /tmp otherwise. */
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	int fd;
 
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (snprintf(path, sizeof(path), "%s/libaio-abi-XXXXXX", dir) >= (int)sizeof(path))
+		exit(99);
+	fd = mkstemp(path);
 	if (fd < 0)
 		exit(99);
 	unlink(path);

@@ -6,6 +6,7 @@
 . "$top_srcdir/tests/abi-lib.sh"
 need_stock
 need_stock_header
+need_aio
 
 mkdir "$tmp/inc" "$tmp/stocklib"
 cp "$STOCK_LIBAIO_H" "$tmp/inc/libaio.h"

@@ -3,7 +3,8 @@
 # the stock libaio.so.1, with the same default (@@) markings and the same
 # version-node tree; anything more may only sit in LIBAIO_0.6 (32-bit
 # targets: exactly io_getevents_time64 and io_pgetevents_time64) or
-# LIBAIO_0.7.  Nothing else is defined (no internal name leaks), every
+# AIOREAP_1.0, this library's own node (a LIBAIO_0.x node after 0.6 is
+# upstream's to define: exporting one is a failure).  Nothing else is defined (no internal name leaks), every
 # import is a versioned C library symbol or a weak toolchain hook, the
 # soname is libaio.so.1 and the only DT_NEEDED is libc.so.6.
 . "$top_srcdir/tests/abi-lib.sh"
@@ -11,15 +12,19 @@ need_stock
 command -v readelf >/dev/null 2>&1 || skip "readelf not installed (binutils)"
 
 # Defined dynamic symbols, one "name@version" or "name@@version" a line
-# (version-node symbols appear as their bare name).
+# (version-node symbols appear as their bare name).  ppc64's
+# "[<localentry>: 8]" column and the "(N)" version index some readelf
+# versions print after the name are removed first.
 defined() {
 	readelf --dyn-syms -W "$1" |
-		awk '$1 ~ /^[0-9]+:$/ && $7 != "UND" && $8 != "" { print $8 }' |
+		awk '{ sub(/ \([0-9]+\)$/, ""); gsub(/\[[^]]*\]/, ""); $0 = $0 }
+			$1 ~ /^[0-9]+:$/ && $7 != "UND" && $8 != "" { print $8 }' |
 		sort -u
 }
 undefined() {
 	readelf --dyn-syms -W "$1" |
-		awk '$1 ~ /^[0-9]+:$/ && $7 == "UND" && $8 != "" { print $5, $8 }' |
+		awk '{ sub(/ \([0-9]+\)$/, ""); gsub(/\[[^]]*\]/, ""); $0 = $0 }
+			$1 ~ /^[0-9]+:$/ && $7 == "UND" && $8 != "" { print $5, $8 }' |
 		sort -u
 }
 # Version definitions as "node<parent" (or just "node").
@@ -46,15 +51,10 @@ missing=$(comm -23 "$tmp/stock.def" "$tmp/ours.def")
 extra=$(comm -13 "$tmp/stock.def" "$tmp/ours.def")
 for s in $extra; do
 	case $s in
-	*@@LIBAIO_0.6 | *@@LIBAIO_0.7 | LIBAIO_0.6 | LIBAIO_0.7) ;;
+	*@@LIBAIO_0.6 | *@@AIOREAP_1.0 | LIBAIO_0.6 | AIOREAP_1.0) ;;
 	*) bad "unexpected export: $s" ;;
 	esac
 done
-
-# LIBAIO_0.7: exactly this library's extensions.
-want07="io_features@@LIBAIO_0.7 io_reap@@LIBAIO_0.7 io_reaper_active@@LIBAIO_0.7 io_syscall_count@@LIBAIO_0.7"
-got07=$(grep '@@LIBAIO_0\.7$' "$tmp/ours.def" | sort | tr '\n' ' ')
-[ "$got07" = "$want07 " ] || bad "LIBAIO_0.7 exports '$got07', want '$want07'"
 
 # The time64 pair: exactly on 32-bit targets.
 t64="io_getevents_time64@@LIBAIO_0.6 io_pgetevents_time64@@LIBAIO_0.6"
@@ -66,6 +66,13 @@ else
 	! grep -q 'LIBAIO_0\.6' "$tmp/ours.def" ||
 		bad "LIBAIO_0.6 exported by a 64-bit library"
 fi
+
+# The extensions: exactly these four, in AIOREAP_1.0.
+want10="io_features@@AIOREAP_1.0 io_reap@@AIOREAP_1.0 io_reaper_active@@AIOREAP_1.0 io_syscall_count@@AIOREAP_1.0"
+got10=$(grep '@@AIOREAP_1\.0$' "$tmp/ours.def" | sort | tr '\n' ' ')
+[ "$got10" = "$want10 " ] || bad "AIOREAP_1.0 exports '$got10', want '$want10'"
+! grep -Eq 'LIBAIO_0\.([7-9]|[1-9][0-9])' "$tmp/ours.def" ||
+	bad "a LIBAIO_0.x node after 0.6 is exported (upstream's numbering)"
 
 # The version tree: the stock nodes with the stock parents.
 vtree "$STOCK_LIBAIO" > "$tmp/stock.vt"
@@ -94,7 +101,7 @@ needed=$(readelf -d "$ours" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' '
 
 # objdump -T gives the same list.
 if command -v objdump >/dev/null 2>&1; then
-	objdump -T "$ours" | awk '$4 != "*UND*" && $6 ~ /LIBAIO_/ {
+	objdump -T "$ours" | awk '$4 != "*UND*" && $6 ~ /(LIBAIO_|AIOREAP_)/ {
 		if ($4 == "*ABS*") print $7
 		else if ($6 ~ /^\(/) { v = $6; gsub(/[()]/, "", v); print $7 "@" v }
 		else print $7 "@@" $6 }' | sort -u > "$tmp/ours.objdump"

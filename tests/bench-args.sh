@@ -5,6 +5,7 @@
 set -u
 bench=${top_builddir:-.}/aio-bench
 [ -x "$bench" ] || { echo "no $bench"; exit 99; }
+"${top_builddir:-.}/tests/aio-probe" || exit $?	# skips where AIO answers ENOSYS
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-args.XXXXXX") || exit 99
 trap 'rm -rf "$tmp"' EXIT
 fails=0

@@ -23,3 +23,4 @@ include tests/reliability.mk
 include tests/features.mk
 include tests/man.mk
 include tests/bench.mk
+include tests/noaio.mk

@@ -7,6 +7,7 @@
 command -v "${CC%% *}" >/dev/null 2>&1 || { echo "SKIP: no C compiler '$CC'"; exit 77; }
 libdir=$(cd "$top_builddir/.libs" 2>/dev/null && pwd) ||
 	{ echo "FAIL: $top_builddir/.libs missing: build the library first"; exit 1; }
+"$top_builddir/tests/aio-probe" || exit $?	# skips where AIO answers ENOSYS
 incdir=$(cd "$top_srcdir/include" && pwd)
 extract=$(cd "$top_srcdir/tests" && pwd)/man-extract.sh
 tmp=$(mktemp -d) || exit 1

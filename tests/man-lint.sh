@@ -7,6 +7,10 @@
 : "${top_srcdir:=.}"
 MANDOC=${MANDOC:-$(command -v mandoc)}
 GROFF=${GROFF:-$(command -v groff)}
+# What configure found may be gone by the time the tests run (a build
+# chroot, a changed PATH): only a runnable tool counts.
+command -v "${MANDOC:-none-such}" >/dev/null 2>&1 || MANDOC=
+command -v "${GROFF:-none-such}" >/dev/null 2>&1 || GROFF=
 if [ -z "$MANDOC" ] && [ -z "$GROFF" ]; then
 	echo "SKIP: neither mandoc nor groff is installed"
 	exit 77

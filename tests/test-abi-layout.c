@@ -30,9 +30,11 @@
 
 /* Same offset and same size as the kernel's field.  A 32-bit pointer or
  * long sits in the low half of the kernel's 64-bit slot: at the same
- * offset on little-endian, 4 bytes further on big-endian. */
+ * offset on little-endian, 4 bytes further on big-endian.  A field that
+ * is 4 bytes on both sides (key, aio_fildes, ...) is not such a half. */
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-# define LOW_HALF(ours, kern) (FSIZE(struct iocb, ours) == 4 ? 4 : 0)
+# define LOW_HALF(ours, kern)                                                 \
+	(FSIZE(struct iocb, ours) == 4 && FSIZE(struct kernel_iocb, kern) == 8 ? 4 : 0)
 #else
 # define LOW_HALF(ours, kern) 0
 #endif
