@@ -42,10 +42,10 @@
 #include "libaio.h"
 
 /* The LIBAIO_0.1 entry points, reachable by their internal names. */
-int io_getevents_0_1(io_context_t ctx, long nr, struct io_event *events,
+int aioreap_io_getevents_0_1(io_context_t ctx, long nr, struct io_event *events,
 		     const struct timespec *timeout);
-int io_cancel_0_1(io_context_t ctx, struct iocb *iocb);
-int io_queue_wait_0_1(io_context_t ctx, const struct timespec *timeout);
+int aioreap_io_cancel_0_1(io_context_t ctx, struct iocb *iocb);
+int aioreap_io_queue_wait_0_1(io_context_t ctx, const struct timespec *timeout);
 
 #define KERNEL_PTR ((void *)0xffff888000000000ull)
 #define NIOCB 8
@@ -309,10 +309,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		}
 		case 6:
-			ret = io_getevents_0_1(ctx, nr, ev, ts);
+			ret = aioreap_io_getevents_0_1(ctx, nr, ev, ts);
 			break;
 		case 7:
-			ret = io_cancel_0_1(ctx, pick_ptr(r.p1, &cbs[0], 1));
+			ret = aioreap_io_cancel_0_1(ctx, pick_ptr(r.p1, &cbs[0], 1));
 			break;
 		case 8:
 			ret = io_queue_wait(ctx, ts);
@@ -320,7 +320,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			have_raw = !is_live;
 			break;
 		case 9:
-			ret = io_queue_wait_0_1(ctx, ts);
+			ret = aioreap_io_queue_wait_0_1(ctx, ts);
 			break;
 		case 10:
 			ret = io_queue_run(ctx);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libFuzzer target: the user-space ring reader, ring_reap_locked(), over a
+ * libFuzzer target: the user-space ring reader, aioreap_ring_reap_locked(), over a
  * synthetic ring built from the fuzzer's bytes.
  *
  * The ring is placed so that its last slot ends exactly where a PROT_NONE
@@ -150,7 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	atomic_init(&e.state, ST_EXCL);	/* as if the reap lock were held */
 	e.nr = cached_nr;
 
-	ret = ring_reap_locked(&e, ev, max);
+	ret = aioreap_ring_reap_locked(&e, ev, max);
 
 	head = atomic_load(&model->head);
 	tail = atomic_load(&model->tail);

@@ -10,14 +10,14 @@
 #include "export.h"
 #include "internal.h"
 
-int io_cancel_0_4(io_context_t ctx, struct iocb *iocb, struct io_event *evt);
-int io_getevents_0_4(io_context_t ctx, long min_nr, long nr,
+int aioreap_io_cancel_0_4(io_context_t ctx, struct iocb *iocb, struct io_event *evt);
+int aioreap_io_getevents_0_4(io_context_t ctx, long min_nr, long nr,
 		     struct io_event *events, struct timespec *timeout);
 
-int io_cancel_0_1(io_context_t ctx, struct iocb *iocb);
-int io_getevents_0_1(io_context_t ctx, long nr, struct io_event *events,
+int aioreap_io_cancel_0_1(io_context_t ctx, struct iocb *iocb);
+int aioreap_io_getevents_0_1(io_context_t ctx, long nr, struct io_event *events,
 		     const struct timespec *timeout);
-int io_queue_wait_0_1(io_context_t ctx, const struct timespec *timeout);
+int aioreap_io_queue_wait_0_1(io_context_t ctx, const struct timespec *timeout);
 
 static int copy_timeout(const struct timespec *in, struct timespec *out,
 			struct timespec **use)
@@ -32,31 +32,31 @@ static int copy_timeout(const struct timespec *in, struct timespec *out,
 	return 0;
 }
 
-AIO_PUBLIC int io_cancel_0_1(io_context_t ctx, struct iocb *iocb)
+AIO_PUBLIC int aioreap_io_cancel_0_1(io_context_t ctx, struct iocb *iocb)
 {
 	struct io_event unused;
 
-	return io_cancel_0_4(ctx, iocb, &unused);
+	return aioreap_io_cancel_0_4(ctx, iocb, &unused);
 }
-AIO_SYMVER(io_cancel_0_1, "io_cancel@LIBAIO_0.1");
+AIO_SYMVER(aioreap_io_cancel_0_1, "io_cancel@LIBAIO_0.1");
 
-AIO_PUBLIC int io_getevents_0_1(io_context_t ctx, long nr,
+AIO_PUBLIC int aioreap_io_getevents_0_1(io_context_t ctx, long nr,
 				struct io_event *events,
 				const struct timespec *timeout)
 {
 	struct timespec copy, *use;
 	int ret = copy_timeout(timeout, &copy, &use);
 
-	return ret ? ret : io_getevents_0_4(ctx, 1, nr, events, use);
+	return ret ? ret : aioreap_io_getevents_0_4(ctx, 1, nr, events, use);
 }
-AIO_SYMVER(io_getevents_0_1, "io_getevents@LIBAIO_0.1");
+AIO_SYMVER(aioreap_io_getevents_0_1, "io_getevents@LIBAIO_0.1");
 
-AIO_PUBLIC int io_queue_wait_0_1(io_context_t ctx,
+AIO_PUBLIC int aioreap_io_queue_wait_0_1(io_context_t ctx,
 				 const struct timespec *timeout)
 {
 	struct timespec copy, *use;
 	int ret = copy_timeout(timeout, &copy, &use);
 
-	return ret ? ret : io_getevents_0_4(ctx, 0, 0, NULL, use);
+	return ret ? ret : aioreap_io_getevents_0_4(ctx, 0, 0, NULL, use);
 }
-AIO_SYMVER(io_queue_wait_0_1, "io_queue_wait@LIBAIO_0.1");
+AIO_SYMVER(aioreap_io_queue_wait_0_1, "io_queue_wait@LIBAIO_0.1");

@@ -26,9 +26,9 @@
 #include "features.h"
 #include "syscall.h"
 
-_Atomic unsigned features_disabled_word;
+_Atomic unsigned aioreap_features_disabled_word;
 
-unsigned features_parse_env(void)
+unsigned aioreap_features_parse_env(void)
 {
 	const char *s = getenv("LIBAIO_DISABLE");
 	unsigned v = DISABLE_PARSED;
@@ -48,20 +48,20 @@ unsigned features_parse_env(void)
 		if (*s == ',')
 			s++;
 	}
-	atomic_store_explicit(&features_disabled_word, v, memory_order_relaxed);
+	atomic_store_explicit(&aioreap_features_disabled_word, v, memory_order_relaxed);
 	return v;
 }
 
 static _Atomic int pgetevents_missing;
 
-int features_pgetevents_native(void)
+int aioreap_features_pgetevents_native(void)
 {
 	if (features_disabled() & DISABLE_PGETEVENTS)
 		return 0;
 	return !atomic_load_explicit(&pgetevents_missing, memory_order_relaxed);
 }
 
-void features_pgetevents_missing(void)
+void aioreap_features_pgetevents_missing(void)
 {
 	atomic_store_explicit(&pgetevents_missing, 1, memory_order_relaxed);
 }
@@ -97,11 +97,11 @@ static unsigned ask_kernel(void)
 			v |= HAS_AIO;
 		atomic_fetch_or_explicit(&asked, v, memory_order_relaxed);
 	}
-	if ((v & HAS_AIO) && !(v & ASKED_PGET) && features_pgetevents_native()) {
+	if ((v & HAS_AIO) && !(v & ASKED_PGET) && aioreap_features_pgetevents_native()) {
 		/* The same question a real io_pgetevents would settle:
 		 * its first ENOSYS or EPERM marks the call missing. */
 		if (refused(aio_sys_pgetevents(NULL, 0, 0, NULL, NULL, NULL)))
-			features_pgetevents_missing();
+			aioreap_features_pgetevents_missing();
 		v |= ASKED_PGET;
 		atomic_fetch_or_explicit(&asked, ASKED_PGET, memory_order_relaxed);
 	}
@@ -116,7 +116,7 @@ AIO_PUBLIC unsigned int io_features(void)
 		v |= IO_FEATURE_AIO;
 		if (!(dis & DISABLE_POLL))
 			v |= IO_FEATURE_POLL;
-		if (features_pgetevents_native())
+		if (aioreap_features_pgetevents_native())
 			v |= IO_FEATURE_PGETEVENTS;
 		if (!(dis & DISABLE_RING))
 			v |= IO_FEATURE_RING;

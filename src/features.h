@@ -15,22 +15,22 @@
 #define DISABLE_RING		0x4u
 #define DISABLE_PARSED		0x100u
 
-extern _Atomic unsigned features_disabled_word;
-unsigned features_parse_env(void);
+extern _Atomic unsigned aioreap_features_disabled_word;
+unsigned aioreap_features_parse_env(void);
 
 /* LIBAIO_DISABLE, read from the environment on first use. */
 static inline unsigned features_disabled(void)
 {
-	unsigned v = atomic_load_explicit(&features_disabled_word,
+	unsigned v = atomic_load_explicit(&aioreap_features_disabled_word,
 					  memory_order_relaxed);
 
 	if (__builtin_expect(!(v & DISABLE_PARSED), 0))
-		v = features_parse_env();
+		v = aioreap_features_parse_env();
 	return v;
 }
 
 /* io_pgetevents: 1 usable, 0 missing (ENOSYS/EPERM seen or disabled). */
-int features_pgetevents_native(void);
-void features_pgetevents_missing(void);
+int aioreap_features_pgetevents_native(void);
+void aioreap_features_pgetevents_missing(void);
 
 #endif /* LIBAIO_FEATURES_H */

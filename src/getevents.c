@@ -12,7 +12,7 @@
  *
  * Two paths do this: fast_getevents, inlined into the public functions,
  * takes the common case (events waiting, nothing unusual) with no call
- * and no locals on the stack; getevents_core does every case, and
+ * and no locals on the stack; aioreap_getevents_core does every case, and
  * fast_getevents hands it anything else before touching the ring.
  */
 #include "config.h"
@@ -75,7 +75,7 @@ tell_valgrind(const struct io_event *ev, long n)
  * of polls that a concurrent io_destroy took away. */
 static inline long after_reap(struct io_event *ev, long n, int from_ring)
 {
-	int emul = atomic_load_explicit(&poll_emul_used, memory_order_relaxed);
+	int emul = atomic_load_explicit(&aioreap_poll_emul_used, memory_order_relaxed);
 
 #ifdef HAVE_VALGRIND_HINTS
 	if (likely(!(emul | (from_ring & on_valgrind))))
@@ -83,11 +83,11 @@ static inline long after_reap(struct io_event *ev, long n, int from_ring)
 	if (from_ring && on_valgrind)
 		tell_valgrind(ev, n);
 	if (emul)
-		n = poll_emul_translate(ev, n);
+		n = aioreap_poll_emul_translate(ev, n);
 #else
 	(void)from_ring;
 	if (unlikely(emul))
-		n = poll_emul_translate(ev, n);
+		n = aioreap_poll_emul_translate(ev, n);
 #endif
 	return n;
 }
@@ -111,12 +111,12 @@ static int timeout_is_zero(const struct wait_spec *w)
 	return t->tv_sec == 0 && t->tv_nsec == 0;
 }
 
-long kernel_getevents(io_context_t ctx, long min_nr, long nr,
+long aioreap_kernel_getevents(io_context_t ctx, long min_nr, long nr,
 		      struct io_event *ev, const struct wait_spec *w)
 {
 #if __SIZEOF_LONG__ == 4
 	if (w->ts64)
-		return kernel_getevents_ts64(ctx, min_nr, nr, ev, w->ts, NULL, 0);
+		return aioreap_kernel_getevents_ts64(ctx, min_nr, nr, ev, w->ts, NULL, 0);
 #endif
 	return aio_sys_getevents(ctx, min_nr, nr, ev, w->ts);
 }
@@ -137,15 +137,15 @@ kernel_part(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 		int ghost = 0;
 
 		if (track)
-			counted = reap_shared_enter(e, (uintptr_t)ctx, &ghost);
+			counted = aioreap_reap_shared_enter(e, (uintptr_t)ctx, &ghost);
 		if (w->pget)
-			ret = kernel_pgetevents(ctx, min_nr - got, nr - got, ev, w);
+			ret = aioreap_kernel_pgetevents(ctx, min_nr - got, nr - got, ev, w);
 		else
-			ret = kernel_getevents(ctx, min_nr - got, nr - got, ev, w);
+			ret = aioreap_kernel_getevents(ctx, min_nr - got, nr - got, ev, w);
 		if (counted)
-			reap_shared_exit(counted);
+			aioreap_reap_shared_exit(counted);
 		if (ghost)
-			reap_ghost_exit((uintptr_t)ctx);
+			aioreap_reap_ghost_exit((uintptr_t)ctx);
 		/* Everything reaped was swallowed (doorbells of polls that
 		 * an io_destroy took away): ask again, so that a blocking
 		 * call never returns 0 and a dead context answers -EINVAL. */
@@ -156,7 +156,7 @@ kernel_part(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 }
 
 /* The whole call, every case: the ring first, then the kernel. */
-int getevents_core(io_context_t ctx, long min_nr, long nr,
+int aioreap_getevents_core(io_context_t ctx, long min_nr, long nr,
 		   struct io_event *ev, const struct wait_spec *w)
 {
 	struct ctx_entry *e = NULL;
@@ -172,7 +172,7 @@ int getevents_core(io_context_t ctx, long min_nr, long nr,
 	    likely(!obviously_bad_pointer(ev)) &&
 	    likely(!w->ts || !obviously_bad_pointer(w->ts)) &&
 	    likely(!w->mask || !obviously_bad_pointer(w->mask))) {
-		e = registry_lookup(ctx);
+		e = aioreap_registry_lookup(ctx);
 		track = !(features_disabled() & DISABLE_RING);
 		if (e && reap_excl_try(e, (uintptr_t)ctx)) {
 			got = ring_reap(e, ev, nr);
@@ -202,7 +202,7 @@ getevents_slow(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 {
 	struct wait_spec w = { ts, 0, 0, NULL };
 
-	return getevents_core(ctx, min_nr, nr, ev, &w);
+	return aioreap_getevents_core(ctx, min_nr, nr, ev, &w);
 }
 
 __attribute__((noinline)) static int
@@ -211,7 +211,7 @@ pgetevents_slow(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 {
 	struct wait_spec w = { ts, 0, 1, mask };
 
-	return getevents_core(ctx, min_nr, nr, ev, &w);
+	return aioreap_getevents_core(ctx, min_nr, nr, ev, &w);
 }
 
 /* The fast path's copy of more than one event: memcpy is the quickest
@@ -232,7 +232,7 @@ take_many(struct ctx_entry *e, struct aio_ring *r, size_t nr, size_t head,
 /* Set when every reaped batch must pass through after_reap. */
 static inline int reaps_need_core(void)
 {
-	int flags = atomic_load_explicit(&poll_emul_used, memory_order_relaxed);
+	int flags = atomic_load_explicit(&aioreap_poll_emul_used, memory_order_relaxed);
 
 #ifdef HAVE_VALGRIND_HINTS
 	flags |= on_valgrind;
@@ -247,7 +247,7 @@ static inline int reaps_need_core(void)
  * common case: arguments the kernel would accept, no signal mask, a
  * context in its home registry slot whose lock is free, at least min_nr
  * events already in the ring, and neither poll emulation nor valgrind to
- * tell.  Anything else goes to getevents_core (through getevents_slow or
+ * tell.  Anything else goes to aioreap_getevents_core (through getevents_slow or
  * pgetevents_slow) having taken nothing.  The two flags are read again
  * after the tail, as after_reap reads them after the copy: a doorbell
  * among these events was submitted after its flag was set.
@@ -289,20 +289,20 @@ slow:
 	return getevents_slow(ctx, min_nr, nr, ev, ts);
 }
 
-int io_getevents_0_4(io_context_t ctx, long min_nr, long nr,
+int aioreap_io_getevents_0_4(io_context_t ctx, long min_nr, long nr,
 		     struct io_event *events, struct timespec *timeout);
-AIO_PUBLIC int io_getevents_0_4(io_context_t ctx, long min_nr, long nr,
+AIO_PUBLIC int aioreap_io_getevents_0_4(io_context_t ctx, long min_nr, long nr,
 				struct io_event *events, struct timespec *timeout)
 {
 	return fast_getevents(ctx, min_nr, nr, events, timeout, 0);
 }
-AIO_SYMVER(io_getevents_0_4, "io_getevents@@LIBAIO_0.4");
+AIO_SYMVER(aioreap_io_getevents_0_4, "io_getevents@@LIBAIO_0.4");
 
 AIO_PUBLIC int io_pgetevents(io_context_t ctx, long min_nr, long nr,
 			     struct io_event *events, struct timespec *timeout,
 			     sigset_t *sigmask)
 {
-	/* With a mask, getevents_core decides: the kernel must see the call
+	/* With a mask, aioreap_getevents_core decides: the kernel must see the call
 	 * whenever the ring alone cannot answer, so pending signals get
 	 * through. */
 	if (sigmask)
@@ -326,5 +326,5 @@ AIO_PUBLIC int io_reap(io_context_t ctx, long nr, struct io_event *events)
 
 AIO_PUBLIC int io_reaper_active(io_context_t ctx)
 {
-	return registry_live(ctx);
+	return aioreap_registry_live(ctx);
 }

@@ -22,21 +22,21 @@ struct wait_spec {
 
 /* reap.c: copy ready events out of a ring whose reap lock we hold.
  * Returns the count, or -1 when the ring's indexes cannot be trusted. */
-long ring_reap_locked(struct ctx_entry *e, struct io_event *ev, long max);
+long aioreap_ring_reap_locked(struct ctx_entry *e, struct io_event *ev, long max);
 
 /* getevents.c */
-int getevents_core(io_context_t ctx, long min_nr, long nr,
+int aioreap_getevents_core(io_context_t ctx, long min_nr, long nr,
 		   struct io_event *ev, const struct wait_spec *w);
 
 /* pgetevents_emul.c: io_pgetevents in the kernel, or its emulation. */
-long kernel_pgetevents(io_context_t ctx, long min_nr, long nr,
+long aioreap_kernel_pgetevents(io_context_t ctx, long min_nr, long nr,
 		       struct io_event *ev, const struct wait_spec *w);
 /* io_getevents in the kernel with the wait spec's timeout, no mask. */
-long kernel_getevents(io_context_t ctx, long min_nr, long nr,
+long aioreap_kernel_getevents(io_context_t ctx, long min_nr, long nr,
 		      struct io_event *ev, const struct wait_spec *w);
 
 /* time64.c (32-bit ABIs): the kernel calls for a 64-bit-time timeout. */
-long kernel_getevents_ts64(io_context_t ctx, long min_nr, long nr,
+long aioreap_kernel_getevents_ts64(io_context_t ctx, long min_nr, long nr,
 			   struct io_event *ev, const void *ts,
 			   const sigset_t *mask, int with_mask);
 

@@ -42,7 +42,7 @@ static long native(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 
 #if __SIZEOF_LONG__ == 4
 	if (w->ts64)
-		return kernel_getevents_ts64(ctx, min_nr, nr, ev, w->ts, w->mask, 1);
+		return aioreap_kernel_getevents_ts64(ctx, min_nr, nr, ev, w->ts, w->mask, 1);
 #endif
 	return aio_sys_pgetevents(ctx, min_nr, nr, ev, w->ts, &sig);
 }
@@ -54,7 +54,7 @@ static long emulate(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 	long ret;
 
 	if (!w->mask)
-		return kernel_getevents(ctx, min_nr, nr, ev, w);
+		return aioreap_kernel_getevents(ctx, min_nr, nr, ev, w);
 	if (obviously_bad_pointer(w->mask))
 		return -EFAULT;
 
@@ -81,20 +81,20 @@ static long emulate(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 		 * with min_nr 0 (probe on 6.18). */
 		return ret != 0 ? ret : -EINTR;
 	}
-	ret = kernel_getevents(ctx, min_nr, nr, ev, w);
+	ret = aioreap_kernel_getevents(ctx, min_nr, nr, ev, w);
 	sys_sigprocmask(SIG_SETMASK, &old, NULL);
 	return ret;
 }
 
-long kernel_pgetevents(io_context_t ctx, long min_nr, long nr,
+long aioreap_kernel_pgetevents(io_context_t ctx, long min_nr, long nr,
 		       struct io_event *ev, const struct wait_spec *w)
 {
-	if (features_pgetevents_native()) {
+	if (aioreap_features_pgetevents_native()) {
 		long ret = native(ctx, min_nr, nr, ev, w);
 
 		if (ret != -ENOSYS && ret != -EPERM)
 			return ret;
-		features_pgetevents_missing();
+		aioreap_features_pgetevents_missing();
 	}
 	return emulate(ctx, min_nr, nr, ev, w);
 }

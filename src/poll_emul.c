@@ -27,7 +27,7 @@
  *    of a memfd (or /dev/zero).  The kernel puts its event in the ring
  *    and wakes the threads sleeping in io_getevents, exactly as for any
  *    completion.  Its io_event.obj is one of our static doorbell iocbs
- *    and its data is a token naming the record; poll_emul_translate,
+ *    and its data is a token naming the record; aioreap_poll_emul_translate,
  *    which every library reap path runs on what it reaped, rewrites it in
  *    place into the application's completion (data and obj of the user's
  *    iocb, res = ready mask, res2 = 0).  One doorbell is one completion,
@@ -68,20 +68,20 @@
  *  - A fork child has no helper thread and none of the parent's
  *    contexts: its copies of the parent's pending polls are forgotten.
  *
- * Locking: one mutex (pe_lock) covers records, hash, backlog and helper
+ * Locking: one mutex (aioreap_pe_lock) covers records, hash, backlog and helper
  * state, and is held across every doorbell io_submit.  Application
  * threads take it with every signal blocked, so a handler that calls
  * io_submit or io_cancel never waits for the thread it interrupted.  The
  * reap side takes no lock at all: a reaper claims a DELIVERED record
  * with one compare-and-swap on its generation-and-state word, reads it,
- * and pushes it on a list that the next holder of pe_lock recycles.
+ * and pushes it on a list that the next holder of aioreap_pe_lock recycles.
  * Records live in chunks that are never freed, so a stale token always
  * points at a record and at worst fails the claim.
  *
  * Destroy: io_destroy publishes the context in a dying slot before the
- * system call and then cancels its polls under pe_lock; emulating a poll
+ * system call and then cancels its polls under aioreap_pe_lock; emulating a poll
  * asks the kernel whether the context is alive and looks at the slots
- * under pe_lock, after announcing itself in poll_emul_used.  Each side
+ * under aioreap_pe_lock, after announcing itself in aioreap_poll_emul_used.  Each side
  * writes before it reads the other's variable (sequentially consistent),
  * so a poll either is cancelled by the destroy or is refused with EINVAL,
  * and no doorbell reaches a context after io_destroy returns.
@@ -100,12 +100,12 @@
 #include "poll_rec.h"
 #include "syscall.h"
 
-_Atomic int poll_emul_used;
-pthread_mutex_t pe_lock = PTHREAD_MUTEX_INITIALIZER;
+_Atomic int aioreap_poll_emul_used;
+pthread_mutex_t aioreap_pe_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* --- the lock ---------------------------------------------------------- */
 
-void pe_enter(sigset_t *old)
+void aioreap_pe_enter(sigset_t *old)
 {
 	sigset_t all;
 
@@ -113,13 +113,13 @@ void pe_enter(sigset_t *old)
 	 * is async-signal-safe; it returns an error number, never errno. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, old);
-	pthread_mutex_lock(&pe_lock);
-	rec_recycle();
+	pthread_mutex_lock(&aioreap_pe_lock);
+	aioreap_rec_recycle();
 }
 
-void pe_leave(const sigset_t *old)
+void aioreap_pe_leave(const sigset_t *old)
 {
-	pthread_mutex_unlock(&pe_lock);
+	pthread_mutex_unlock(&aioreap_pe_lock);
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
@@ -137,14 +137,14 @@ void pe_leave(const sigset_t *old)
 #define HASH_SIZE	256u
 
 static struct poll_rec *chunks[MAX_CHUNKS];
-/* Written under pe_lock; read without it by reapers (release/acquire:
+/* Written under aioreap_pe_lock; read without it by reapers (release/acquire:
  * the chunk pointer and its records' idx are set before the count). */
 static _Atomic unsigned nchunks;
 static struct poll_rec *free_list;
 static struct poll_rec *hash[HASH_SIZE];
 static unsigned long live;		/* records not free */
-/* Records reapers have claimed, waiting for pe_lock to free them.  Push
- * only (any thread) and take-all (under pe_lock): no ABA is possible. */
+/* Records reapers have claimed, waiting for aioreap_pe_lock to free them.  Push
+ * only (any thread) and take-all (under aioreap_pe_lock): no ABA is possible. */
 static struct poll_rec *_Atomic recycle_head;
 
 static unsigned hash_of(const struct iocb *cb)
@@ -154,7 +154,7 @@ static unsigned hash_of(const struct iocb *cb)
 	return (unsigned)(h >> 56) & (HASH_SIZE - 1);
 }
 
-uint64_t rec_token(const struct poll_rec *r)
+uint64_t aioreap_rec_token(const struct poll_rec *r)
 {
 	return (uint64_t)r->gen << 32 | r->idx;
 }
@@ -170,7 +170,7 @@ static struct poll_rec *rec_at(uint64_t token)
 	return &chunks[idx >> CHUNK_SHIFT][idx & (CHUNK_RECS - 1)];
 }
 
-struct poll_rec *rec_by_token(uint64_t token)
+struct poll_rec *aioreap_rec_by_token(uint64_t token)
 {
 	struct poll_rec *r = rec_at(token);
 
@@ -235,11 +235,11 @@ static void hash_remove(struct poll_rec *r)
 	r->hnext = NULL;
 }
 
-void rec_free(struct poll_rec *r)
+void aioreap_rec_free(struct poll_rec *r)
 {
-	helper_disarm(r);
+	aioreap_helper_disarm(r);
 	if (r->resfd >= 0) {
-		if (fd_is(r->resfd, &r->resfd_id))
+		if (aioreap_fd_is(r->resfd, &r->resfd_id))
 			sys_close(r->resfd);
 		r->resfd = -1;
 	}
@@ -252,7 +252,7 @@ void rec_free(struct poll_rec *r)
 
 /* Free what reapers claimed.  Acquire: pairs with the release of each
  * push, so the links (and the claims before them) are seen. */
-void rec_recycle(void)
+void aioreap_rec_recycle(void)
 {
 	struct poll_rec *r, *next;
 
@@ -261,7 +261,7 @@ void rec_recycle(void)
 	r = atomic_exchange_explicit(&recycle_head, NULL, memory_order_acquire);
 	for (; r; r = next) {
 		next = r->rnext;
-		rec_free(r);
+		aioreap_rec_free(r);
 	}
 }
 
@@ -278,26 +278,26 @@ static void recycle_push(struct poll_rec *r)
 		memory_order_relaxed));
 }
 
-void rec_rearm_all(void)
+void aioreap_rec_rearm_all(void)
 {
 	unsigned c, i, n = atomic_load_explicit(&nchunks, memory_order_relaxed);
 
 	for (c = 0; c < n && live; c++)
 		for (i = 0; i < CHUNK_RECS; i++)
 			if (rec_state(&chunks[c][i]) == REC_ARMED)
-				helper_rearm(&chunks[c][i]);
+				aioreap_helper_rearm(&chunks[c][i]);
 }
 
 /* Free every record of ctx (a context being destroyed, or an address the
- * kernel gave out again, so the old context is gone).  Under pe_lock. */
+ * kernel gave out again, so the old context is gone).  Under aioreap_pe_lock. */
 static void forget_locked(io_context_t ctx)
 {
 	unsigned c, i, n = atomic_load_explicit(&nchunks, memory_order_relaxed);
 
 	if (!live)
 		return;
-	helper_check();
-	helper_forget_ctx(ctx);
+	aioreap_helper_check();
+	aioreap_helper_forget_ctx(ctx);
 	for (c = 0; c < n && live; c++)
 		for (i = 0; i < CHUNK_RECS; i++) {
 			struct poll_rec *r = &chunks[c][i];
@@ -310,23 +310,23 @@ static void forget_locked(io_context_t ctx)
 			if (st == REC_DELIVERED &&
 			    !rec_move(r, REC_DELIVERED, REC_FIRED))
 				continue;
-			rec_free(r);
+			aioreap_rec_free(r);
 		}
 }
 
 /* --- fork ------------------------------------------------------------ */
 
-static sigset_t fork_mask;	/* one fork at a time holds pe_lock */
+static sigset_t fork_mask;	/* one fork at a time holds aioreap_pe_lock */
 
 static void fork_prepare(void)
 {
-	pe_enter(&fork_mask);
-	helper_fork_prepare();
+	aioreap_pe_enter(&fork_mask);
+	aioreap_helper_fork_prepare();
 }
 
 static void fork_parent(void)
 {
-	pe_leave(&fork_mask);
+	aioreap_pe_leave(&fork_mask);
 }
 
 /* The parent's contexts are not ours: forget every record, closing the
@@ -336,16 +336,16 @@ static void fork_child(void)
 {
 	unsigned c, i, n = atomic_load_explicit(&nchunks, memory_order_relaxed);
 
-	helper_reset_in_child();	/* first: disarm must not touch epoll */
+	aioreap_helper_reset_in_child();	/* first: disarm must not touch epoll */
 	atomic_store_explicit(&recycle_head, NULL, memory_order_relaxed);
 	for (c = 0; c < n; c++)
 		for (i = 0; i < CHUNK_RECS; i++) {
 			struct poll_rec *r = &chunks[c][i];
 
 			if (rec_state(r) != REC_FREE)
-				rec_free(r);
+				aioreap_rec_free(r);
 		}
-	pe_leave(&fork_mask);
+	aioreap_pe_leave(&fork_mask);
 }
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
@@ -365,11 +365,11 @@ static void init(void)
  * of the destroyer's frame address below it, so that a slot taken over
  * by another destroyer of a new context at the same address is not
  * cleared by the old one.  More destroys at once than slots go on a list
- * under pe_lock.
+ * under aioreap_pe_lock.
  */
 #define DYING_SLOTS	16
 static _Atomic uintptr_t dying[DYING_SLOTS];
-static struct pe_destroy *dying_list;	/* under pe_lock */
+static struct pe_destroy *dying_list;	/* under aioreap_pe_lock */
 
 #define CTX_ALIGN_MASK	((uintptr_t)0xfff)
 
@@ -378,8 +378,8 @@ static uintptr_t dying_value(const struct pe_destroy *d)
 	return (uintptr_t)d->ctx | ((((uintptr_t)d >> 4) & CTX_ALIGN_MASK) | 1);
 }
 
-/* Is ctx being destroyed?  Under pe_lock, after poll_emul_used was set.
- * Sequentially consistent: see poll_emul_destroy_begin. */
+/* Is ctx being destroyed?  Under aioreap_pe_lock, after aioreap_poll_emul_used was set.
+ * Sequentially consistent: see aioreap_poll_emul_destroy_begin. */
 static int ctx_dying(io_context_t ctx)
 {
 	struct pe_destroy *d;
@@ -406,7 +406,7 @@ static void dying_unlist(struct pe_destroy *d)
 	d->listed = 0;
 }
 
-void poll_emul_destroy_begin(io_context_t ctx, struct pe_destroy *d)
+void aioreap_poll_emul_destroy_begin(io_context_t ctx, struct pe_destroy *d)
 {
 	sigset_t old;
 	unsigned i;
@@ -418,7 +418,7 @@ void poll_emul_destroy_begin(io_context_t ctx, struct pe_destroy *d)
 	if (((uintptr_t)ctx & CTX_ALIGN_MASK) || !ctx)
 		return;
 	/*
-	 * Publish, then look at poll_emul_used; emulate_one stores that,
+	 * Publish, then look at aioreap_poll_emul_used; emulate_one stores that,
 	 * then looks at the slots (both sequentially consistent).  So if
 	 * we read 0, its check sees our slot and it refuses the poll;
 	 * otherwise we cancel every poll it added before.
@@ -433,23 +433,23 @@ void poll_emul_destroy_begin(io_context_t ctx, struct pe_destroy *d)
 		}
 	}
 	if (d->slot < 0) {
-		pe_enter(&old);
+		aioreap_pe_enter(&old);
 		d->next = dying_list;
 		dying_list = d;
 		d->listed = 1;
-		if (atomic_load(&poll_emul_used))
+		if (atomic_load(&aioreap_poll_emul_used))
 			forget_locked(ctx);
-		pe_leave(&old);
+		aioreap_pe_leave(&old);
 		return;
 	}
-	if (!atomic_load(&poll_emul_used))
+	if (!atomic_load(&aioreap_poll_emul_used))
 		return;
-	pe_enter(&old);
+	aioreap_pe_enter(&old);
 	forget_locked(ctx);
-	pe_leave(&old);
+	aioreap_pe_leave(&old);
 }
 
-void poll_emul_destroy_end(struct pe_destroy *d)
+void aioreap_poll_emul_destroy_end(struct pe_destroy *d)
 {
 	sigset_t old;
 
@@ -465,10 +465,10 @@ void poll_emul_destroy_end(struct pe_destroy *d)
 	}
 	if (!d->listed)
 		return;
-	pe_enter(&old);
+	aioreap_pe_enter(&old);
 	if (d->listed)
 		dying_unlist(d);
-	pe_leave(&old);
+	aioreap_pe_leave(&old);
 }
 
 /*
@@ -477,7 +477,7 @@ void poll_emul_destroy_end(struct pe_destroy *d)
  * context's polls) and any record left for it (a context destroyed by a
  * raw system call) is dropped.
  */
-void poll_emul_setup_done(io_context_t ctx)
+void aioreap_poll_emul_setup_done(io_context_t ctx)
 {
 	sigset_t old;
 	unsigned i;
@@ -492,9 +492,9 @@ void poll_emul_setup_done(io_context_t ctx)
 				&dying[i], &v, 0, memory_order_relaxed,
 				memory_order_relaxed);
 	}
-	if (!atomic_load_explicit(&poll_emul_used, memory_order_relaxed))
+	if (!atomic_load_explicit(&aioreap_poll_emul_used, memory_order_relaxed))
 		return;
-	pe_enter(&old);
+	aioreap_pe_enter(&old);
 	{
 		struct pe_destroy *d = dying_list, *next;
 
@@ -505,7 +505,7 @@ void poll_emul_setup_done(io_context_t ctx)
 		}
 	}
 	forget_locked(ctx);
-	pe_leave(&old);
+	aioreap_pe_leave(&old);
 }
 
 /* --- submission ------------------------------------------------------ */
@@ -612,21 +612,21 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, int ctx_known_ok)
 
 	pthread_once(&init_once, init);
 	/* Sequentially consistent, before the dying-slot check below: the
-	 * other half of poll_emul_destroy_begin's handshake.  It also makes
+	 * other half of aioreap_poll_emul_destroy_begin's handshake.  It also makes
 	 * io_cancel look here, and it precedes every doorbell. */
-	atomic_store(&poll_emul_used, 1);
+	atomic_store(&aioreap_poll_emul_used, 1);
 
-	pe_enter(&old);
+	aioreap_pe_enter(&old);
 	/* Under the lock, so that no destroy can complete between the
 	 * kernel's answer and the record's insertion. */
 	ret = ctx_check(ctx);
 	if (ret == 0 && ctx_dying(ctx))
 		ret = -EINVAL;
 	if (ret == 0)
-		ret = helper_ensure();
+		ret = aioreap_helper_ensure();
 	r = ret < 0 ? NULL : rec_alloc();
 	if (!r) {
-		pe_leave(&old);
+		aioreap_pe_leave(&old);
 		ret = ret < 0 ? ret : -EAGAIN;
 		goto fail;
 	}
@@ -635,19 +635,19 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, int ctx_known_ok)
 	r->user_data = k.aio_data;
 	r->events = (unsigned)k.aio_buf;
 	r->fd = fd;
-	fd_identify(fd, &r->fd_id);
+	aioreap_fd_identify(fd, &r->fd_id);
 	r->resfd = resfd;
 	if (resfd >= 0)
-		fd_identify_eventfd(resfd, &r->resfd_id);
+		aioreap_fd_identify_eventfd(resfd, &r->resfd_id);
 	hash_insert(r);
 
 	r->res = (unsigned short)pfd.revents &
 		 (r->events | POLLERR | POLLHUP | POLLNVAL);
 	if (!r->res) {
 		rec_set(r, REC_ARMED);
-		ret = helper_arm(r);
+		ret = aioreap_helper_arm(r);
 		if (ret == 0) {
-			pe_leave(&old);
+			aioreap_pe_leave(&old);
 			return 0;
 		}
 		/* EPERM: no poll method (regular files, /dev/null); such
@@ -656,8 +656,8 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, int ctx_known_ok)
 		if (ret != -EPERM || !r->res) {
 			r->fd = -1;		/* never armed */
 			r->resfd = -1;		/* the caller closes both */
-			rec_free(r);
-			pe_leave(&old);
+			aioreap_rec_free(r);
+			aioreap_pe_leave(&old);
 			if (ret == -EPERM || ret == -ELOOP)
 				ret = -EINVAL;
 			else if (ret == -ENOSPC)
@@ -669,8 +669,8 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, int ctx_known_ok)
 	rec_set(r, REC_FIRED);
 	sys_close(r->fd);
 	r->fd = -1;
-	helper_complete(r);
-	pe_leave(&old);
+	aioreap_helper_complete(r);
+	aioreap_pe_leave(&old);
 	return 0;
 
 fail:
@@ -683,14 +683,14 @@ fail:
 /* nr as the kernel would clamp it: to the ring's size. */
 static long clamp_nr(io_context_t ctx, long nr)
 {
-	struct ctx_entry *e = registry_lookup(ctx);
+	struct ctx_entry *e = aioreap_registry_lookup(ctx);
 
 	if (e && e->nr && nr > (long)e->nr)
 		return (long)e->nr;
 	return nr;
 }
 
-int poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
+int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 {
 	long done = 0;
 
@@ -698,7 +698,7 @@ int poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 		return (int)aio_sys_submit(ctx, nr, ios);
 	/* A context we did not create may be garbage: the kernel would say
 	 * EINVAL before reading the array, so ask it before we read. */
-	if (!registry_lookup(ctx)) {
+	if (!aioreap_registry_lookup(ctx)) {
 		long ret = aio_sys_submit(ctx, 0, NULL);
 
 		if (ret < 0)
@@ -727,7 +727,7 @@ int poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 	return (int)done;
 }
 
-int poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios, long done)
+int aioreap_poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios, long done)
 {
 	long err = done < 0 ? done : 0;
 
@@ -791,9 +791,9 @@ next:
 
 /* --- completion, cancel ------------------------------------------------ */
 
-/* Lock-free: a signal handler may reap while its thread holds pe_lock.
+/* Lock-free: a signal handler may reap while its thread holds aioreap_pe_lock.
  * Returns how many events remain, in order at the front of ev. */
-long poll_emul_translate(struct io_event *ev, long n)
+long aioreap_poll_emul_translate(struct io_event *ev, long n)
 {
 	long i, out = 0;
 
@@ -801,7 +801,7 @@ long poll_emul_translate(struct io_event *ev, long n)
 		struct poll_rec *r;
 		uint64_t token, want;
 
-		if (!helper_is_doorbell(ev[i].obj)) {
+		if (!aioreap_helper_is_doorbell(ev[i].obj)) {
 			if (out != i)
 				ev[out] = ev[i];
 			out++;
@@ -831,14 +831,14 @@ long poll_emul_translate(struct io_event *ev, long n)
 	return out;
 }
 
-int poll_emul_cancel(io_context_t ctx, struct iocb *iocb, int *ret)
+int aioreap_poll_emul_cancel(io_context_t ctx, struct iocb *iocb, int *ret)
 {
 	struct poll_rec *r, *found = NULL;
 	sigset_t old;
 
 	if (obviously_bad_pointer(iocb))
 		return 0;
-	pe_enter(&old);
+	aioreap_pe_enter(&old);
 	for (r = hash[hash_of(iocb)]; r; r = r->hnext) {
 		if (r->user != iocb || r->ctx != ctx)
 			continue;
@@ -847,21 +847,21 @@ int poll_emul_cancel(io_context_t ctx, struct iocb *iocb, int *ret)
 			break;
 	}
 	if (!found) {
-		pe_leave(&old);
+		aioreap_pe_leave(&old);
 		return 0;	/* not ours: the kernel answers */
 	}
 	if (iocb->key == 0)
-		helper_check();		/* before any epoll_ctl below */
+		aioreap_helper_check();		/* before any epoll_ctl below */
 	if (iocb->key != 0) {
 		*ret = -EINVAL;
 	} else if (rec_move(found, REC_ARMED, REC_FIRED)) {
 		found->res = 0;
-		helper_disarm(found);
-		helper_complete(found);
+		aioreap_helper_disarm(found);
+		aioreap_helper_complete(found);
 		*ret = -EINPROGRESS;
 	} else {
 		*ret = -EINVAL;		/* already fired */
 	}
-	pe_leave(&old);
+	aioreap_pe_leave(&old);
 	return 1;
 }

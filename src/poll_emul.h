@@ -14,28 +14,28 @@
 /* Set (relaxed) when the first poll is emulated, before its doorbell can
  * reach any ring (the io_submit system call that posts it orders the two)
  * and before io_submit returns, so io_cancel then looks for it. */
-extern _Atomic int poll_emul_used;
+extern _Atomic int aioreap_poll_emul_used;
 
 /* Rewrite the library's own wake-up events into the completions they
  * carry, dropping those of polls a concurrent io_destroy took away.
- * Runs on every batch reaped while poll_emul_used is set; returns how
+ * Runs on every batch reaped while aioreap_poll_emul_used is set; returns how
  * many events remain (in order, at the front of ev). */
-long poll_emul_translate(struct io_event *ev, long n);
+long aioreap_poll_emul_translate(struct io_event *ev, long n);
 
 /* io_submit when emulation may be involved: same return convention. */
-int poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios);
+int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios);
 
 /* After the kernel accepted fewer than nr iocbs (or failed the first with
  * -EINVAL): emulate the poll it refused, if that is why, and go on.
  * Returns what io_submit must return. */
-int poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios, long done);
+int aioreap_poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios, long done);
 
 /* io_cancel for an emulated poll: 1 and *ret set when iocb was ours. */
-int poll_emul_cancel(io_context_t ctx, struct iocb *iocb, int *ret);
+int aioreap_poll_emul_cancel(io_context_t ctx, struct iocb *iocb, int *ret);
 
 /*
  * io_destroy brackets the system call with these two; io_setup calls
- * poll_emul_setup_done with the address it got.  Between begin and end no
+ * aioreap_poll_emul_setup_done with the address it got.  Between begin and end no
  * emulated poll can be added to ctx or ring a doorbell into it, and those
  * pending are cancelled (their descriptors closed), so after io_destroy
  * nothing of ctx remains; the kernel may then give the address to a new
@@ -47,8 +47,8 @@ struct pe_destroy {
 	int listed;			/* on the overflow list instead */
 	struct pe_destroy *next;
 };
-void poll_emul_destroy_begin(io_context_t ctx, struct pe_destroy *d);
-void poll_emul_destroy_end(struct pe_destroy *d);
-void poll_emul_setup_done(io_context_t ctx);
+void aioreap_poll_emul_destroy_begin(io_context_t ctx, struct pe_destroy *d);
+void aioreap_poll_emul_destroy_end(struct pe_destroy *d);
+void aioreap_poll_emul_setup_done(io_context_t ctx);
 
 #endif /* LIBAIO_POLL_EMUL_H */

@@ -3,8 +3,8 @@
  * The poll emulation's moving parts: the epoll set, the helper thread that
  * waits on it, the doorbells that carry completions into a context's
  * ring, and the checks that the descriptors behind all three are still
- * the library's.  Everything here runs under pe_lock except the helper's
- * wait and fd_identify/fd_is.
+ * the library's.  Everything here runs under aioreap_pe_lock except the helper's
+ * wait and aioreap_fd_identify/aioreap_fd_is.
  */
 #include "config.h"
 
@@ -49,16 +49,16 @@ static int need_rearm;
 static struct poll_rec *q_head, *q_tail;	/* completions awaiting a bell */
 
 /*
- * The doorbell iocbs.  Their addresses are how poll_emul_translate tells
+ * The doorbell iocbs.  Their addresses are how aioreap_poll_emul_translate tells
  * a doorbell event from the application's: the kernel reports them in
  * io_event.obj and no application iocb can live here.  They are filled
- * and submitted only under pe_lock; the kernel copies each at submission,
+ * and submitted only under aioreap_pe_lock; the kernel copies each at submission,
  * so reusing them for the next batch is safe.
  */
 static struct iocb bells[BELL_BATCH];
 static char bell_byte;
 
-int helper_is_doorbell(const struct iocb *obj)
+int aioreap_helper_is_doorbell(const struct iocb *obj)
 {
 	uintptr_t a = (uintptr_t)obj, b = (uintptr_t)bells;
 
@@ -151,7 +151,7 @@ static uint64_t eventfd_id(int fd)
 	return id + 1;		/* 0 stays "unknown" */
 }
 
-void fd_identify(int fd, struct fd_id *id)
+void aioreap_fd_identify(int fd, struct fd_id *id)
 {
 	unsigned char stx[STX_SIZE] __attribute__((aligned(8)));
 	struct statx_head h;
@@ -167,13 +167,13 @@ void fd_identify(int fd, struct fd_id *id)
 }
 
 /* Every eventfd shares one anonymous inode: tell them apart by id. */
-void fd_identify_eventfd(int fd, struct fd_id *id)
+void aioreap_fd_identify_eventfd(int fd, struct fd_id *id)
 {
-	fd_identify(fd, id);
+	aioreap_fd_identify(fd, id);
 	id->sub = eventfd_id(fd);
 }
 
-int fd_is(int fd, const struct fd_id *id)
+int aioreap_fd_is(int fd, const struct fd_id *id)
 {
 	struct fd_id now;
 	long fl;
@@ -184,7 +184,7 @@ int fd_is(int fd, const struct fd_id *id)
 	fl = sys_fcntl(fd, F_GETFD, 0);
 	if (fl < 0 || !(fl & FD_CLOEXEC))
 		return 0;
-	fd_identify(fd, &now);
+	aioreap_fd_identify(fd, &now);
 	if (id->sub)
 		now.sub = eventfd_id(fd);
 	return now.dev == id->dev && now.ino == id->ino && now.sub == id->sub;
@@ -199,7 +199,7 @@ static int set_is_ours(void)
 	struct kcmp_epoll_slot slot;
 	long r;
 
-	if (epfd < 0 || !fd_is(wake_rd, &wake_id) || !fd_is(wake_wr, &wake_id))
+	if (epfd < 0 || !aioreap_fd_is(wake_rd, &wake_id) || !aioreap_fd_is(wake_wr, &wake_id))
 		return 0;
 	slot.efd = (uint32_t)epfd;
 	slot.tfd = (uint32_t)wake_rd;
@@ -214,16 +214,16 @@ static int set_is_ours(void)
 
 /* Forget the epoll set and the wake-up pipe: close those still ours
  * (epfd only if the check says so), make the helper of this generation
- * leave, and let helper_ensure make new ones. */
+ * leave, and let aioreap_helper_ensure make new ones. */
 static void set_drop(void)
 {
 	int set_ok = set_is_ours();
 
 	if (set_ok)
 		sys_close(epfd);
-	if (fd_is(wake_rd, &wake_id))
+	if (aioreap_fd_is(wake_rd, &wake_id))
 		sys_close(wake_rd);
-	if (fd_is(wake_wr, &wake_id))
+	if (aioreap_fd_is(wake_wr, &wake_id))
 		sys_close(wake_wr);
 	epfd = wake_rd = wake_wr = -1;
 	helper_running = 0;
@@ -284,10 +284,10 @@ static long take_ctx(io_context_t ctx, long max, struct poll_rec **head,
 static void prep_bell(struct iocb *b, struct poll_rec *r)
 {
 	struct kernel_iocb k;
-	uint64_t token = rec_token(r);
+	uint64_t token = aioreap_rec_token(r);
 
 	/* Never hand the kernel an eventfd number that is no longer ours. */
-	if (r->resfd >= 0 && !fd_is(r->resfd, &r->resfd_id))
+	if (r->resfd >= 0 && !aioreap_fd_is(r->resfd, &r->resfd_id))
 		r->resfd = -1;
 	memset(&k, 0, sizeof(k));
 	k.aio_data = token;
@@ -303,7 +303,7 @@ static void prep_bell(struct iocb *b, struct poll_rec *r)
 
 static void close_resfd(struct poll_rec *r)
 {
-	if (r->resfd >= 0 && fd_is(r->resfd, &r->resfd_id))
+	if (r->resfd >= 0 && aioreap_fd_is(r->resfd, &r->resfd_id))
 		sys_close(r->resfd);
 	r->resfd = -1;
 }
@@ -313,7 +313,7 @@ static int bell_ensure(void)
 {
 	long fd;
 
-	if (bellfd >= 0 && fd_is(bellfd, &bell_id))
+	if (bellfd >= 0 && aioreap_fd_is(bellfd, &bell_id))
 		return 0;
 	bellfd = -1;		/* not ours any more (if it ever was) */
 	fd = sys_memfd_create("libaio-doorbell", MFD_CLOEXEC);
@@ -322,7 +322,7 @@ static int bell_ensure(void)
 	if (fd < 0)
 		return (int)fd;
 	bellfd = (int)fd;
-	fd_identify(bellfd, &bell_id);
+	aioreap_fd_identify(bellfd, &bell_id);
 	return 0;
 }
 
@@ -336,7 +336,7 @@ static void unqueue_ctx(io_context_t ctx, int free_them)
 		next = r->qnext;
 		r->qnext = NULL;
 		if (free_them)
-			rec_free(r);
+			aioreap_rec_free(r);
 	}
 }
 
@@ -387,16 +387,16 @@ static int flush(void)
 			 * deliver, drop its records.  Anything else: drop
 			 * the first record and go on. */
 			r = grp[0];
-			if (!fd_is(bellfd, &bell_id)) {
+			if (!aioreap_fd_is(bellfd, &bell_id)) {
 				bell_ensure();
 			} else if (r->resfd >= 0) {
 				close_resfd(r);
 			} else if (aio_sys_submit(ctx, 0, NULL) < 0) {
 				for (; i < n; i++)
-					rec_free(grp[i]);
+					aioreap_rec_free(grp[i]);
 				unqueue_ctx(ctx, 1);
 			} else {
-				rec_free(r);
+				aioreap_rec_free(r);
 				i = 1;
 			}
 		}
@@ -412,29 +412,29 @@ static int flush(void)
 	return q_head != NULL;
 }
 
-void helper_complete(struct poll_rec *r)
+void aioreap_helper_complete(struct poll_rec *r)
 {
 	queue_push(r);
 	if (flush()) {
 		/* A full ring: the helper retries until there is room. */
-		if (helper_ensure() == 0)
+		if (aioreap_helper_ensure() == 0)
 			kick();
 	}
 }
 
-void helper_forget_ctx(io_context_t ctx)
+void aioreap_helper_forget_ctx(io_context_t ctx)
 {
 	unqueue_ctx(ctx, 0);
 }
 
-int helper_arm(struct poll_rec *r)
+int aioreap_helper_arm(struct poll_rec *r)
 {
 	struct epoll_event ev;
 	long ret;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.events = epoll_bits(r->events) | EPOLLONESHOT;
-	ev.data.u64 = rec_token(r);
+	ev.data.u64 = aioreap_rec_token(r);
 	ret = sys_epoll_ctl(epfd, EPOLL_CTL_ADD, r->fd, &ev);
 	/* A registration left behind for this very file and number (our
 	 * earlier duplicate was closed under us while the file stayed
@@ -460,10 +460,10 @@ static int dup_is_ours(struct poll_rec *r)
 		if (k != 0 && k != -ENOSYS && k != -EPERM && k != -EACCES)
 			return 0;
 	}
-	return fd_is(r->fd, &r->fd_id);
+	return aioreap_fd_is(r->fd, &r->fd_id);
 }
 
-void helper_disarm(struct poll_rec *r)
+void aioreap_helper_disarm(struct poll_rec *r)
 {
 	if (r->fd < 0)
 		return;
@@ -475,10 +475,10 @@ void helper_disarm(struct poll_rec *r)
 	r->fd = -1;
 }
 
-void helper_rearm(struct poll_rec *r)
+void aioreap_helper_rearm(struct poll_rec *r)
 {
-	if (r->fd >= 0 && fd_is(r->fd, &r->fd_id)) {
-		if (helper_arm(r) == 0)
+	if (r->fd >= 0 && aioreap_fd_is(r->fd, &r->fd_id)) {
+		if (aioreap_helper_arm(r) == 0)
 			return;
 		sys_close(r->fd);
 	}
@@ -492,16 +492,16 @@ void helper_rearm(struct poll_rec *r)
 /* The helper saw r ready: whoever moves it out of ARMED completes it. */
 static void fire(uint64_t token, unsigned revents)
 {
-	struct poll_rec *r = rec_by_token(token);
+	struct poll_rec *r = aioreap_rec_by_token(token);
 
 	if (!r || !rec_move(r, REC_ARMED, REC_FIRED))
 		return;		/* cancelled or forgotten meanwhile */
 	r->res = poll_bits(revents) & (r->events | POLLERR | POLLHUP | POLLNVAL);
-	helper_disarm(r);
+	aioreap_helper_disarm(r);
 	queue_push(r);
 }
 
-/* Under pe_lock, in the helper: is this helper still the one, with a set
+/* Under aioreap_pe_lock, in the helper: is this helper still the one, with a set
  * that is still ours?  If the set was lost, start over (a new set, a new
  * helper, every poll re-armed) and let this one leave. */
 static int helper_still_valid(unsigned my_gen)
@@ -511,7 +511,7 @@ static int helper_still_valid(unsigned my_gen)
 	if (set_is_ours())
 		return 1;
 	set_drop();
-	helper_ensure();
+	aioreap_helper_ensure();
 	return 0;
 }
 
@@ -520,33 +520,33 @@ static void *helper_main(void *arg)
 	struct epoll_event ev[64];
 	unsigned my_gen = (unsigned)(uintptr_t)arg;
 
-	/* Release: fork_prepare may now go on (see helper_fork_prepare). */
+	/* Release: fork_prepare may now go on (see aioreap_helper_fork_prepare). */
 	atomic_store_explicit(&helper_started, 1, memory_order_release);
 	sys_futex_wake((int *)&helper_started, INT_MAX);
 	for (;;) {
 		int ms, i, my_epfd;
 		long n;
 
-		pthread_mutex_lock(&pe_lock);
-		rec_recycle();
+		pthread_mutex_lock(&aioreap_pe_lock);
+		aioreap_rec_recycle();
 		if (!helper_still_valid(my_gen)) {
-			pthread_mutex_unlock(&pe_lock);
+			pthread_mutex_unlock(&aioreap_pe_lock);
 			return NULL;
 		}
 		ms = q_head ? RETRY_MS : -1;
 		my_epfd = epfd;
-		pthread_mutex_unlock(&pe_lock);
+		pthread_mutex_unlock(&aioreap_pe_lock);
 
 		n = sys_epoll_wait(my_epfd, ev, 64, ms);
 		if (n < 0)
 			n = 0;
 
-		pthread_mutex_lock(&pe_lock);
-		rec_recycle();
+		pthread_mutex_lock(&aioreap_pe_lock);
+		aioreap_rec_recycle();
 		/* Events from a set that is no longer ours are dropped: the
 		 * new helper re-arms every poll in its own set. */
 		if (!helper_still_valid(my_gen)) {
-			pthread_mutex_unlock(&pe_lock);
+			pthread_mutex_unlock(&aioreap_pe_lock);
 			return NULL;
 		}
 		for (i = 0; i < n; i++) {
@@ -559,7 +559,7 @@ static void *helper_main(void *arg)
 			fire(ev[i].data.u64, ev[i].events);
 		}
 		flush();
-		pthread_mutex_unlock(&pe_lock);
+		pthread_mutex_unlock(&aioreap_pe_lock);
 	}
 	return NULL;
 }
@@ -590,7 +590,7 @@ static int set_create(void)
 	epfd = (int)e;
 	wake_rd = p[0];
 	wake_wr = p[1];
-	fd_identify(wake_rd, &wake_id);
+	aioreap_fd_identify(wake_rd, &wake_id);
 	return 0;
 }
 
@@ -599,7 +599,7 @@ static int set_create(void)
  * helper thread exist and are ours; after a lost set, re-arm every poll.
  * Returns 0 or -errno.
  */
-int helper_ensure(void)
+int aioreap_helper_ensure(void)
 {
 	int ret;
 
@@ -636,18 +636,18 @@ int helper_ensure(void)
 	}
 	if (need_rearm) {
 		need_rearm = 0;
-		rec_rearm_all();
+		aioreap_rec_rearm_all();
 		if (flush())
 			kick();
 	}
 	return 0;
 }
 
-void helper_check(void)
+void aioreap_helper_check(void)
 {
 	if (epfd >= 0 && !set_is_ours()) {
 		set_drop();
-		helper_ensure();
+		aioreap_helper_ensure();
 	}
 }
 
@@ -656,17 +656,17 @@ void helper_check(void)
  * inside the C library or a sanitizer runtime, holding their internal
  * locks (an allocator's, for one); the child would inherit those held
  * and its own helper would block on them for good.  So fork waits (with
- * pe_lock held, so no new helper can start) until the helper runs our
+ * aioreap_pe_lock held, so no new helper can start) until the helper runs our
  * code, where it allocates nothing.  A futex wait, never a spin.
  */
-void helper_fork_prepare(void)
+void aioreap_helper_fork_prepare(void)
 {
 	while (helper_running &&
 	       !atomic_load_explicit(&helper_started, memory_order_acquire))
 		sys_futex_wait((int *)&helper_started, 0);
 }
 
-void helper_reset_in_child(void)
+void aioreap_helper_reset_in_child(void)
 {
 	/* The parent's helper thread does not exist here, and the epoll set
 	 * is shared with the parent: never touch it again (EPOLL_CTL_DEL
@@ -674,9 +674,9 @@ void helper_reset_in_child(void)
 	 * they are still ours, and start afresh. */
 	if (set_is_ours())
 		sys_close(epfd);
-	if (fd_is(wake_rd, &wake_id))
+	if (aioreap_fd_is(wake_rd, &wake_id))
 		sys_close(wake_rd);
-	if (fd_is(wake_wr, &wake_id))
+	if (aioreap_fd_is(wake_wr, &wake_id))
 		sys_close(wake_wr);
 	epfd = wake_rd = wake_wr = -1;
 	helper_running = 0;

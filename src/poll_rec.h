@@ -46,7 +46,7 @@ _Static_assert(sizeof(struct kernel_iocb) == sizeof(struct iocb), "iocb size");
 
 /*
  * A record's life: FREE -> ARMED -> FIRED -> DELIVERED -> CLAIMED -> FREE.
- * Every change is made under pe_lock but one: a reaper, holding no lock,
+ * Every change is made under aioreap_pe_lock but one: a reaper, holding no lock,
  * moves DELIVERED to CLAIMED with a compare-and-swap that includes the
  * generation, and hands the record back through the recycle list.
  */
@@ -85,13 +85,13 @@ struct poll_rec {
 
 static inline unsigned rec_state(struct poll_rec *r)
 {
-	/* Relaxed: callers hold pe_lock, which orders every locked writer;
+	/* Relaxed: callers hold aioreap_pe_lock, which orders every locked writer;
 	 * the one lock-free writer only moves DELIVERED to CLAIMED, which
 	 * locked code treats as "not mine" whichever value it reads. */
 	return (uint32_t)atomic_load_explicit(&r->tag, memory_order_relaxed);
 }
 
-/* Under pe_lock.  Release: a DELIVERED record's fields must be visible to
+/* Under aioreap_pe_lock.  Release: a DELIVERED record's fields must be visible to
  * the reaper whose claim (acquire) reads this value; for the other states
  * nobody reads without the lock, and release costs nothing on stores. */
 static inline void rec_set(struct poll_rec *r, unsigned state)
@@ -100,8 +100,8 @@ static inline void rec_set(struct poll_rec *r, unsigned state)
 			      memory_order_release);
 }
 
-/* Under pe_lock: move r from one state to another unless a reaper claimed
- * it first.  Relaxed: only decides the winner; pe_lock orders the rest. */
+/* Under aioreap_pe_lock: move r from one state to another unless a reaper claimed
+ * it first.  Relaxed: only decides the winner; aioreap_pe_lock orders the rest. */
 static inline int rec_move(struct poll_rec *r, unsigned from, unsigned to)
 {
 	uint64_t want = (uint64_t)r->gen << 32 | from;
@@ -114,51 +114,51 @@ static inline int rec_move(struct poll_rec *r, unsigned from, unsigned to)
 /*
  * Protects every record (but a CLAIMED one), the hash, the backlog and
  * the helper state.  Every thread but the helper takes it with all
- * signals blocked (pe_enter/pe_leave), so a signal handler never finds it
+ * signals blocked (aioreap_pe_enter/aioreap_pe_leave), so a signal handler never finds it
  * held by the thread it interrupted.  It is held across each doorbell
  * io_submit, so no doorbell is ever rung for a context being destroyed.
  */
-extern pthread_mutex_t pe_lock;
+extern pthread_mutex_t aioreap_pe_lock;
 
-/* Take pe_lock with every signal blocked (the old mask saved in *old),
- * then recycle what reapers handed back; pe_leave undoes both. */
-void pe_enter(sigset_t *old);
-void pe_leave(const sigset_t *old);
+/* Take aioreap_pe_lock with every signal blocked (the old mask saved in *old),
+ * then recycle what reapers handed back; aioreap_pe_leave undoes both. */
+void aioreap_pe_enter(sigset_t *old);
+void aioreap_pe_leave(const sigset_t *old);
 
-/* Records (poll_emul.c); all under pe_lock. */
-uint64_t rec_token(const struct poll_rec *r);
-struct poll_rec *rec_by_token(uint64_t token);
-void rec_free(struct poll_rec *r);
-void rec_recycle(void);
-/* Re-arm every ARMED record in a new epoll set (helper_rearm each). */
-void rec_rearm_all(void);
+/* Records (poll_emul.c); all under aioreap_pe_lock. */
+uint64_t aioreap_rec_token(const struct poll_rec *r);
+struct poll_rec *aioreap_rec_by_token(uint64_t token);
+void aioreap_rec_free(struct poll_rec *r);
+void aioreap_rec_recycle(void);
+/* Re-arm every ARMED record in a new epoll set (aioreap_helper_rearm each). */
+void aioreap_rec_rearm_all(void);
 
 /* Descriptor identity (poll_helper.c, no lock needed). */
-void fd_identify(int fd, struct fd_id *id);
-void fd_identify_eventfd(int fd, struct fd_id *id);
+void aioreap_fd_identify(int fd, struct fd_id *id);
+void aioreap_fd_identify_eventfd(int fd, struct fd_id *id);
 /* Does fd still name what id recorded, close-on-exec as we made it? */
-int fd_is(int fd, const struct fd_id *id);
+int aioreap_fd_is(int fd, const struct fd_id *id);
 
-/* poll_helper.c; all under pe_lock unless said otherwise. */
-int helper_ensure(void);
+/* poll_helper.c; all under aioreap_pe_lock unless said otherwise. */
+int aioreap_helper_ensure(void);
 /* If the epoll set is no longer ours, replace it and re-arm. */
-void helper_check(void);
+void aioreap_helper_check(void);
 /* Add r's fd to the epoll set (one-shot): 0, or -errno from epoll_ctl. */
-int helper_arm(struct poll_rec *r);
+int aioreap_helper_arm(struct poll_rec *r);
 /* After the epoll set was lost: arm r in the new one, or complete it with
  * POLLNVAL when its descriptor is no longer ours. */
-void helper_rearm(struct poll_rec *r);
+void aioreap_helper_rearm(struct poll_rec *r);
 /* Take r out of the epoll set and close our duplicate of its fd. */
-void helper_disarm(struct poll_rec *r);
+void aioreap_helper_disarm(struct poll_rec *r);
 /* r is complete with r->res: ring its doorbell now or queue it. */
-void helper_complete(struct poll_rec *r);
+void aioreap_helper_complete(struct poll_rec *r);
 /* Drop ctx's queued doorbells (records are freed by the caller). */
-void helper_forget_ctx(io_context_t ctx);
+void aioreap_helper_forget_ctx(io_context_t ctx);
 /* Is obj one of the library's doorbell iocbs?  (No lock needed.) */
-int helper_is_doorbell(const struct iocb *obj);
+int aioreap_helper_is_doorbell(const struct iocb *obj);
 /* fork: wait until a just-created helper thread runs our code. */
-void helper_fork_prepare(void);
+void aioreap_helper_fork_prepare(void);
 /* fork child: the helper thread and epoll set are the parent's. */
-void helper_reset_in_child(void);
+void aioreap_helper_reset_in_child(void);
 
 #endif /* LIBAIO_POLL_REC_H */

@@ -7,7 +7,7 @@
 #include "export.h"
 #include "internal.h"
 
-int io_getevents_0_4(io_context_t ctx, long min_nr, long nr,
+int aioreap_io_getevents_0_4(io_context_t ctx, long min_nr, long nr,
 		     struct io_event *events, struct timespec *timeout);
 
 AIO_PUBLIC int io_queue_init(int maxevents, io_context_t *ctxp)
@@ -37,7 +37,7 @@ AIO_PUBLIC int io_queue_run(io_context_t ctx)
 	int n, i;
 
 	for (;;) {
-		n = io_getevents_0_4(ctx, 0, 16, ev, &zero);
+		n = aioreap_io_getevents_0_4(ctx, 0, 16, ev, &zero);
 		if (n <= 0)
 			return n;
 		for (i = 0; i < n; i++) {
@@ -52,10 +52,10 @@ AIO_PUBLIC int io_queue_run(io_context_t ctx)
  * Kept as the stock library has it: min_nr and nr are 0, so the kernel
  * returns at once whatever the timeout; it only reports a bad context.
  */
-int io_queue_wait_0_4(io_context_t ctx, const struct timespec *timeout);
-AIO_PUBLIC int io_queue_wait_0_4(io_context_t ctx,
+int aioreap_io_queue_wait_0_4(io_context_t ctx, const struct timespec *timeout);
+AIO_PUBLIC int aioreap_io_queue_wait_0_4(io_context_t ctx,
 				 const struct timespec *timeout)
 {
-	return io_getevents_0_4(ctx, 0, 0, NULL, (struct timespec *)timeout);
+	return aioreap_io_getevents_0_4(ctx, 0, 0, NULL, (struct timespec *)timeout);
 }
-AIO_SYMVER(io_queue_wait_0_4, "io_queue_wait@@LIBAIO_0.4");
+AIO_SYMVER(aioreap_io_queue_wait_0_4, "io_queue_wait@@LIBAIO_0.4");

@@ -4,7 +4,7 @@
 
 #include "reap.h"
 
-long ring_reap_locked(struct ctx_entry *e, struct io_event *ev, long max)
+long aioreap_ring_reap_locked(struct ctx_entry *e, struct io_event *ev, long max)
 {
 	return ring_reap(e, ev, max);
 }

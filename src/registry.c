@@ -22,13 +22,13 @@
 #include "syscall.h"
 
 /* Page aligned, so that its own pages can be wiped in fork children. */
-struct ctx_entry registry_table[REGISTRY_SIZE] __attribute__((aligned(4096)));
+struct ctx_entry aioreap_registry_table[REGISTRY_SIZE] __attribute__((aligned(4096)));
 /* The kernel zeroes the table in every child (MADV_WIPEONFORK, Linux
  * 4.14), even one created by _Fork or a raw clone, which runs no
  * pthread_atfork handler. */
 static int table_wipes_on_fork;
 /* Library threads inside a kernel reap of a context that had no entry
- * (see reap_shared_enter and publish_filled), counted per group of keys so
+ * (see aioreap_reap_shared_enter and publish_filled), counted per group of keys so
  * that a thread waiting long on a context the library never registered
  * does not keep every new context kernel-only. */
 #define GHOST_GROUPS	64u
@@ -46,7 +46,7 @@ static _Atomic unsigned *ghosts_of(uintptr_t key)
  * where the forking thread is the only one left. */
 static _Atomic int table_used;
 
-struct ctx_entry *registry_lookup(io_context_t ctx)
+struct ctx_entry *aioreap_registry_lookup(io_context_t ctx)
 {
 	uintptr_t key = (uintptr_t)ctx;
 	unsigned i, s = registry_slot(key);
@@ -58,7 +58,7 @@ struct ctx_entry *registry_lookup(io_context_t ctx)
 		return NULL;
 	/* Relaxed: a hit is confirmed again under the reap lock's acquire. */
 	for (i = 0; i < REGISTRY_MAX_PROBE; i++) {
-		struct ctx_entry *e = &registry_table[(s + i) & (REGISTRY_SIZE - 1)];
+		struct ctx_entry *e = &aioreap_registry_table[(s + i) & (REGISTRY_SIZE - 1)];
 		uintptr_t k = atomic_load_explicit(&e->key, memory_order_relaxed);
 
 		if (k == key)
@@ -130,7 +130,7 @@ static void publish_filled(struct ctx_entry *e, uintptr_t key)
 
 static int refresh_stale(uintptr_t key, unsigned nr)
 {
-	struct ctx_entry *e = registry_lookup((io_context_t)key);
+	struct ctx_entry *e = aioreap_registry_lookup((io_context_t)key);
 	unsigned quiet = 0;
 
 	if (!e)
@@ -151,7 +151,7 @@ static int refresh_stale(uintptr_t key, unsigned nr)
  * a private copy of nr so that a later stray write to the ring's own nr
  * word cannot make the reaper index outside the mapping.
  */
-void registry_add(io_context_t ctx)
+void aioreap_registry_add(io_context_t ctx)
 {
 	const struct aio_ring *r = (const struct aio_ring *)ctx;
 	uintptr_t key = (uintptr_t)ctx;
@@ -184,7 +184,7 @@ void registry_add(io_context_t ctx)
 	if (refresh_stale(key, nr))
 		return;
 	for (i = 0; i < REGISTRY_MAX_PROBE; i++) {
-		struct ctx_entry *e = &registry_table[(s + i) & (REGISTRY_SIZE - 1)];
+		struct ctx_entry *e = &aioreap_registry_table[(s + i) & (REGISTRY_SIZE - 1)];
 		uintptr_t k = atomic_load_explicit(&e->key, memory_order_relaxed);
 		unsigned expected = 0;
 
@@ -207,7 +207,7 @@ void registry_add(io_context_t ctx)
  * only for the length of a copy, so wait for it; kernel reapers in flight,
  * a dying context or a slot being filled send the caller to the kernel.
  */
-int reap_excl_contended(struct ctx_entry *e, uintptr_t key)
+int aioreap_reap_excl_contended(struct ctx_entry *e, uintptr_t key)
 {
 	for (;;) {
 		unsigned s = atomic_load_explicit(&e->state, memory_order_relaxed);
@@ -273,11 +273,11 @@ static void retire(struct ctx_entry *e)
  * stays unregistered (see the top of registry.h).  A slot being filled is
  * waited for like a copy (a few stores, no system call); one that now
  * holds another key is not ctx's: look ctx up again.  A ghost is a kernel
- * reap with no entry to count on; registry_add sees ghosts (see
+ * reap with no entry to count on; aioreap_registry_add sees ghosts (see
  * publish_filled), so a context registered meanwhile at this address
  * keeps user-space reapers away until they are gone.
  */
-struct ctx_entry *reap_shared_enter(struct ctx_entry *e, uintptr_t key,
+struct ctx_entry *aioreap_reap_shared_enter(struct ctx_entry *e, uintptr_t key,
 				    int *ghost)
 {
 	*ghost = 0;
@@ -297,14 +297,14 @@ struct ctx_entry *reap_shared_enter(struct ctx_entry *e, uintptr_t key,
 			if (atomic_load_explicit(&e->key, memory_order_relaxed) ==
 			    key)
 				return e;
-			reap_shared_exit(e);
-			e = registry_lookup((io_context_t)key);
+			aioreap_reap_shared_exit(e);
+			e = aioreap_registry_lookup((io_context_t)key);
 		}
 		/* Announce, then look once more (the other half of the
 		 * fence pairing in publish_filled). */
 		atomic_fetch_add_explicit(ghosts_of(key), 1, memory_order_relaxed);
 		atomic_thread_fence(memory_order_seq_cst);
-		e = registry_lookup((io_context_t)key);
+		e = aioreap_registry_lookup((io_context_t)key);
 		if (!e) {
 			*ghost = 1;
 			return NULL;
@@ -314,13 +314,13 @@ struct ctx_entry *reap_shared_enter(struct ctx_entry *e, uintptr_t key,
 }
 
 /* Release: the ghost's kernel reap is over before the count says so. */
-void reap_ghost_exit(uintptr_t key)
+void aioreap_reap_ghost_exit(uintptr_t key)
 {
 	atomic_fetch_sub_explicit(ghosts_of(key), 1, memory_order_release);
 }
 
 /* Release: the kernel reap is finished before the count says so. */
-void reap_shared_exit(struct ctx_entry *e)
+void aioreap_reap_shared_exit(struct ctx_entry *e)
 {
 	unsigned old = atomic_fetch_sub_explicit(&e->state, 1,
 						 memory_order_release);
@@ -329,9 +329,9 @@ void reap_shared_exit(struct ctx_entry *e)
 		retire(e);
 }
 
-struct ctx_entry *registry_begin_destroy(io_context_t ctx)
+struct ctx_entry *aioreap_registry_begin_destroy(io_context_t ctx)
 {
-	struct ctx_entry *e = registry_lookup(ctx);
+	struct ctx_entry *e = aioreap_registry_lookup(ctx);
 
 	if (!e)
 		return NULL;
@@ -360,7 +360,7 @@ struct ctx_entry *registry_begin_destroy(io_context_t ctx)
  * away with mremap) behind the library's back.  So the entry never comes
  * back to life; it is retired once nobody counts on it.
  */
-void registry_end_destroy(struct ctx_entry *e)
+void aioreap_registry_end_destroy(struct ctx_entry *e)
 {
 	unsigned old;
 
@@ -374,9 +374,9 @@ void registry_end_destroy(struct ctx_entry *e)
 		retire(e);
 }
 
-int registry_live(io_context_t ctx)
+int aioreap_registry_live(io_context_t ctx)
 {
-	struct ctx_entry *e = registry_lookup(ctx);
+	struct ctx_entry *e = aioreap_registry_lookup(ctx);
 
 	return e && !(atomic_load_explicit(&e->state, memory_order_relaxed) &
 		      (ST_DEAD | ST_FILLING));
@@ -398,7 +398,7 @@ static void registry_forget_all(void)
 	if (table_wipes_on_fork ||
 	    !atomic_load_explicit(&table_used, memory_order_relaxed))
 		return;
-	memset((void *)registry_table, 0, sizeof(registry_table));
+	memset((void *)aioreap_registry_table, 0, sizeof(aioreap_registry_table));
 	memset((void *)ghosts, 0, sizeof(ghosts));
 }
 
@@ -408,7 +408,7 @@ __attribute__((constructor)) static void registry_init(void)
 	 * without it (kernels before 4.14) the atfork handler clears the
 	 * table in children made by fork, but not by _Fork. */
 	table_wipes_on_fork =
-		sys_madvise(registry_table, sizeof(registry_table),
+		sys_madvise(aioreap_registry_table, sizeof(aioreap_registry_table),
 			    18 /* MADV_WIPEONFORK */) == 0 &&
 		sys_madvise(ghosts, sizeof(ghosts), 18) == 0;
 	pthread_atfork(NULL, NULL, registry_forget_all);

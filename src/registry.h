@@ -89,7 +89,7 @@ struct ctx_entry {
 
 /* Hidden: the inline registry_home then addresses it directly, not
  * through the GOT (-fvisibility=hidden covers definitions only). */
-extern struct ctx_entry registry_table[REGISTRY_SIZE]
+extern struct ctx_entry aioreap_registry_table[REGISTRY_SIZE]
 	__attribute__((visibility("hidden")));
 
 static inline unsigned registry_slot(uintptr_t key)
@@ -105,7 +105,7 @@ static inline unsigned registry_slot(uintptr_t key)
 static inline struct ctx_entry *registry_home(io_context_t ctx)
 {
 	uintptr_t key = (uintptr_t)ctx;
-	struct ctx_entry *e = &registry_table[registry_slot(key)];
+	struct ctx_entry *e = &aioreap_registry_table[registry_slot(key)];
 
 	/* Relaxed: confirmed again under the reap lock's acquire.  Keys 0
 	 * and 1 mark empty and freed slots, never a context. */
@@ -120,23 +120,23 @@ static inline struct ctx_entry *registry_home(io_context_t ctx)
 
 /* The entry for a context this process created, or NULL: the whole
  * probe chain, out of line (the reap fast path uses registry_home). */
-struct ctx_entry *registry_lookup(io_context_t ctx);
-void registry_add(io_context_t ctx);
+struct ctx_entry *aioreap_registry_lookup(io_context_t ctx);
+void aioreap_registry_add(io_context_t ctx);
 /* io_destroy's part: shut out user-space reapers before the system call,
  * retire the entry after it (whatever the kernel answered). */
-struct ctx_entry *registry_begin_destroy(io_context_t ctx);
-void registry_end_destroy(struct ctx_entry *e);
+struct ctx_entry *aioreap_registry_begin_destroy(io_context_t ctx);
+void aioreap_registry_end_destroy(struct ctx_entry *e);
 /* Is ctx registered and not being destroyed? */
-int registry_live(io_context_t ctx);
+int aioreap_registry_live(io_context_t ctx);
 
-int reap_excl_contended(struct ctx_entry *e, uintptr_t key);
+int aioreap_reap_excl_contended(struct ctx_entry *e, uintptr_t key);
 /* Before a kernel reap of key (e: its entry as last seen, or NULL):
- * returns the entry counted on (pass it to reap_shared_exit), or NULL
- * with *ghost set when key has none (then call reap_ghost_exit). */
-struct ctx_entry *reap_shared_enter(struct ctx_entry *e, uintptr_t key,
+ * returns the entry counted on (pass it to aioreap_reap_shared_exit), or NULL
+ * with *ghost set when key has none (then call aioreap_reap_ghost_exit). */
+struct ctx_entry *aioreap_reap_shared_enter(struct ctx_entry *e, uintptr_t key,
 				    int *ghost);
-void reap_shared_exit(struct ctx_entry *e);
-void reap_ghost_exit(uintptr_t key);
+void aioreap_reap_shared_exit(struct ctx_entry *e);
+void aioreap_reap_ghost_exit(uintptr_t key);
 
 /*
  * One attempt at taking the ring for a user-space reap, never waiting:
@@ -191,7 +191,7 @@ static inline int reap_excl_try(struct ctx_entry *e, uintptr_t key)
 
 	if (__builtin_expect(got >= 0, 1))
 		return got;
-	return reap_excl_contended(e, key);
+	return aioreap_reap_excl_contended(e, key);
 }
 
 /*

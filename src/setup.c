@@ -12,28 +12,28 @@ AIO_PUBLIC int io_setup(int maxevents, io_context_t *ctxp)
 	long ret = aio_sys_setup((unsigned)maxevents, ctxp);
 
 	if (ret == 0) {
-		registry_add(*ctxp);
-		poll_emul_setup_done(*ctxp);
+		aioreap_registry_add(*ctxp);
+		aioreap_poll_emul_setup_done(*ctxp);
 	}
 	return (int)ret;
 }
 
 /*
  * The kernel unmaps the ring inside io_destroy, so no user-space reaper
- * may be inside it then: registry_begin_destroy waits for the one that may
+ * may be inside it then: aioreap_registry_begin_destroy waits for the one that may
  * be copying (a bounded copy, never a system call) and shuts out later
  * ones.  Threads blocked in io_getevents are woken by the kernel with
  * -EINVAL; nothing here waits for them to leave.
  */
 AIO_PUBLIC int io_destroy(io_context_t ctx)
 {
-	struct ctx_entry *e = registry_begin_destroy(ctx);
+	struct ctx_entry *e = aioreap_registry_begin_destroy(ctx);
 	struct pe_destroy pd;
 	long ret;
 
-	poll_emul_destroy_begin(ctx, &pd);
+	aioreap_poll_emul_destroy_begin(ctx, &pd);
 	ret = aio_sys_destroy(ctx);
-	poll_emul_destroy_end(&pd);
-	registry_end_destroy(e);
+	aioreap_poll_emul_destroy_end(&pd);
+	aioreap_registry_end_destroy(e);
 	return (int)ret;
 }

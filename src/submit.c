@@ -19,22 +19,22 @@ AIO_PUBLIC int io_submit(io_context_t ctx, long nr, struct iocb *ios[])
 
 	/* No question to the kernel first: the batch itself tells. */
 	if (unlikely(features_disabled() & DISABLE_POLL))
-		return poll_emul_submit(ctx, nr, ios);
+		return aioreap_poll_emul_submit(ctx, nr, ios);
 	ret = aio_sys_submit(ctx, nr, ios);
 	if (unlikely(ret != nr) && nr > 0 && (ret >= 0 || ret == -EINVAL))
-		return poll_emul_resume(ctx, nr, ios, ret);
+		return aioreap_poll_emul_resume(ctx, nr, ios, ret);
 	return (int)ret;
 }
 
-int io_cancel_0_4(io_context_t ctx, struct iocb *iocb, struct io_event *evt);
-AIO_PUBLIC int io_cancel_0_4(io_context_t ctx, struct iocb *iocb,
+int aioreap_io_cancel_0_4(io_context_t ctx, struct iocb *iocb, struct io_event *evt);
+AIO_PUBLIC int aioreap_io_cancel_0_4(io_context_t ctx, struct iocb *iocb,
 			     struct io_event *evt)
 {
 	int ret;
 
-	if (unlikely(atomic_load_explicit(&poll_emul_used, memory_order_relaxed)) &&
-	    poll_emul_cancel(ctx, iocb, &ret))
+	if (unlikely(atomic_load_explicit(&aioreap_poll_emul_used, memory_order_relaxed)) &&
+	    aioreap_poll_emul_cancel(ctx, iocb, &ret))
 		return ret;
 	return (int)aio_sys_cancel(ctx, iocb, evt);
 }
-AIO_SYMVER(io_cancel_0_4, "io_cancel@@LIBAIO_0.4");
+AIO_SYMVER(aioreap_io_cancel_0_4, "io_cancel@@LIBAIO_0.4");

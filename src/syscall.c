@@ -8,9 +8,9 @@
 #include "export.h"
 #include "syscall.h"
 
-_Atomic unsigned long long aio_syscalls;
+_Atomic unsigned long long aioreap_aio_syscalls;
 
 AIO_PUBLIC unsigned long long io_syscall_count(void)
 {
-	return atomic_load_explicit(&aio_syscalls, memory_order_relaxed);
+	return atomic_load_explicit(&aioreap_aio_syscalls, memory_order_relaxed);
 }

@@ -138,11 +138,11 @@ struct aio_sigset_arg {
  * beside a system call's microsecond; the ring fast path, which makes no
  * system call, pays nothing.
  */
-extern _Atomic unsigned long long aio_syscalls;
+extern _Atomic unsigned long long aioreap_aio_syscalls;
 
 static inline void aio_sys_count(void)
 {
-	atomic_fetch_add_explicit(&aio_syscalls, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&aioreap_aio_syscalls, 1, memory_order_relaxed);
 }
 
 static inline long aio_sys_setup(unsigned nr, io_context_t *ctxp)

@@ -31,7 +31,7 @@ struct timespec_time64 {
 
 static _Atomic int time64_missing;
 
-long kernel_getevents_ts64(io_context_t ctx, long min_nr, long nr,
+long aioreap_kernel_getevents_ts64(io_context_t ctx, long min_nr, long nr,
 			   struct io_event *ev, const void *ts,
 			   const sigset_t *mask, int with_mask)
 {
@@ -75,7 +75,7 @@ AIO_PUBLIC int io_getevents_time64(io_context_t ctx, long min_nr, long nr,
 {
 	struct wait_spec w = { timeout, 1, 0, NULL };
 
-	return getevents_core(ctx, min_nr, nr, events, &w);
+	return aioreap_getevents_core(ctx, min_nr, nr, events, &w);
 }
 
 AIO_PUBLIC int io_pgetevents_time64(io_context_t ctx, long min_nr, long nr,
@@ -84,7 +84,7 @@ AIO_PUBLIC int io_pgetevents_time64(io_context_t ctx, long min_nr, long nr,
 {
 	struct wait_spec w = { timeout, 1, 1, sigmask };
 
-	return getevents_core(ctx, min_nr, nr, events, &w);
+	return aioreap_getevents_core(ctx, min_nr, nr, events, &w);
 }
 
 #endif

@@ -8,8 +8,9 @@ AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(top_srcdir)'; top_builddir='$(top_builddir)'; \
 	CC='$(CC)'; CXX='$(CXX)'; STOCK_LIBAIO='$(STOCK_LIBAIO)'; \
 	STOCK_LIBAIO_H='$(STOCK_LIBAIO_H)'; MANDOC='$(MANDOC)'; GROFF='$(GROFF)'; \
-	LIBTOOL='$(LIBTOOL)'; export top_srcdir top_builddir CC CXX STOCK_LIBAIO \
-	STOCK_LIBAIO_H MANDOC GROFF LIBTOOL;
+	LIBTOOL='$(LIBTOOL)'; TEST_CFLAGS='$(CFLAGS)'; TEST_LDFLAGS='$(LDFLAGS)'; \
+	export top_srcdir top_builddir CC CXX STOCK_LIBAIO \
+	STOCK_LIBAIO_H MANDOC GROFF LIBTOOL TEST_CFLAGS TEST_LDFLAGS;
 EXTRA_DIST += tests/all-modes.sh
 
 test_common_sources = tests/test-main.c tests/test-common.c tests/test-common.h
@@ -24,3 +25,4 @@ include tests/features.mk
 include tests/man.mk
 include tests/bench.mk
 include tests/noaio.mk
+include tests/static.mk
