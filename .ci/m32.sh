@@ -57,6 +57,14 @@ for s in io_getevents_time64@@LIBAIO_0.6 io_pgetevents_time64@@LIBAIO_0.6; do
 		{ echo "m32: $lib does not export $s" >&2; exit 1; }
 done
 
+# Some kernels run no i386 binaries (IA32 emulation off, as on some VMs):
+# then the build above, with -Werror, is all this job can prove.
+printf 'int main(void){return 0;}\n' | gcc -m32 -x c -o ./m32-probe - 2>/dev/null
+if ! ./m32-probe 2>/dev/null; then
+	echo "m32: SKIP make check: this kernel cannot run i386 binaries" \
+		"($(./m32-probe 2>&1 | head -1 || true)); the build and the export checks passed"
+	exit 0
+fi
 make -j"$jobs" check || {
 	for f in $(find . -name '*.log' ! -name config.log ! -name test-suite.log); do
 		if grep -q '^FAIL\|^ERROR' "${f%.log}.trs" 2>/dev/null; then

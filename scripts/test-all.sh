@@ -1,18 +1,18 @@
 #!/bin/bash
 # The README's second command, and what CI runs (.ci/run): install what is
 # missing, then build and run every test job from a clean build directory.
-# Default jobs: the suite in all six library modes (check), distcheck, the
-# -m32 build, ASan+UBSan and TSan, valgrind memcheck, a short fuzz run,
-# the .deb job (packages installed and used in a throw-away Debian root,
-# never on this machine) and the RPM build with its content checks.
-# More jobs, not run by default because of their time (JOBS="..." picks
-# any set; JOBS=all runs every one):
+# Jobs (JOBS="..." picks any set):
+#   check, distcheck, m32, sanitizers (ASan+UBSan, TSan), valgrind, fuzz
 #   buildd  the .deb built with the tests on in a fresh minimal Debian 12
 #           root (mmdebstrap --variant=buildd, /tmp on tmpfs), then the
-#           deb job's install tests on what it built
+#           deb job's install tests (fio, qemu-io, t64 relations) on what
+#           it built, in throw-away roots, never on this machine
 #   cross   arm64 armhf ppc64el s390x riscv64 i386 cross builds with
 #           --enable-werror and the layout test against each <linux/aio_abi.h>
 #   qemu    the test suite built for arm64 and s390x, run under qemu-user
+#   rpm     the RPM build with %check and its content checks
+#   deb     the deb job alone, on packages built on the host (buildd
+#           already runs it on its own packages, so it is not a default)
 # The host's libaio packages (libaio1, libaio1:i386, libaio-dev) must have
 # byte-identical files before and after the run, or the run fails.
 set -euo pipefail
@@ -21,9 +21,9 @@ top=$PWD
 sh scripts/install-deps.sh --with-i386
 autoreconf -fi >/dev/null 2>&1
 
-default_jobs="check distcheck m32 sanitizers valgrind fuzz deb rpm"
+default_jobs="check distcheck m32 sanitizers valgrind fuzz buildd cross qemu rpm"
 JOBS=${JOBS:-$default_jobs}
-[ "$JOBS" != all ] || JOBS="$default_jobs buildd cross qemu"
+[ "$JOBS" != all ] || JOBS="$default_jobs deb"
 # shellcheck source=.ci/chroot-lib.sh
 . .ci/chroot-lib.sh
 host_before=$(ci_host_libaio_sums)
