@@ -28,6 +28,26 @@ expect() {
 tiny="--time 0.01 --reps 1 --batches 1,16 --conns 1,2 --depths 1,4 --file-size 8
 	--file $tmp/disk --threads 2 --thread-depth 4"
 
+# A kernel without AIO: the report says so, the AIO rows say why they are
+# empty, and the tool exits cleanly.
+noaio=${top_builddir:-.}/tests/noaio-exec
+if [ -x "$noaio" ]; then
+	"$noaio" "$bench" --workloads reap --time 0.01 --reps 1 --batches 1 \
+		>"$tmp/noaio" 2>&1
+	rc=$?
+	if [ $rc -eq 77 ]; then
+		echo "skip: no seccomp here for the no-AIO run"
+	elif [ $rc -ne 0 ]; then
+		fail "no-AIO run: exit $rc"; head -n 20 "$tmp/noaio" | sed 's/^/  | /'
+	elif grep -q '^kernel AIO: *no' "$tmp/noaio" &&
+	     grep -q 'Function not implemented' "$tmp/noaio"; then
+		pass "no-AIO run: the report says so and exits 0"
+	else
+		fail "no-AIO run: the report does not say AIO is missing"
+		head -n 20 "$tmp/noaio" | sed 's/^/  | /'
+	fi
+fi
+
 expect 0 "--help" --help
 grep -q -- "--workloads" "$tmp/out" && pass "--help lists --workloads" || fail "--help text"
 expect 0 "-h" -h

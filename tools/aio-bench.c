@@ -309,7 +309,7 @@ static void parse_args(int argc, char **argv)
 			usage(stdout);
 			exit(0);
 		case 'V':
-			printf("aio-bench (libaio) %s\n", PACKAGE_VERSION);
+			printf("aio-bench (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
 			exit(0);
 		case ':':
 			usage_error("option '%s' needs an argument",

@@ -548,12 +548,15 @@ void report_header(void)
 		load1 = NAN;
 	if (opt.json || opt.csv)
 		return;
-	printf("aio-bench (libaio %s)\n", PACKAGE_VERSION);
+	printf("aio-bench (%s %s)\n", PACKAGE_NAME, PACKAGE_VERSION);
 	printf("kernel:       %s %s %s\n", uts.sysname, uts.release,
 	       uts.machine);
 	printf("cpus:         %ld online, load average %.2f%s\n", ncpu, load1,
 	       load1 > 0.5 ? " (timings are noisy on a busy machine)" : "");
-	printf("kernel AIO:   %s\n", feat & IO_FEATURE_AIO ? "yes" : "no");
+	printf("kernel AIO:   %s\n", feat & IO_FEATURE_AIO ? "yes" :
+	       "no: the io_* system calls answer ENOSYS or EPERM (a kernel "
+	       "without CONFIG_AIO, or a sandbox); the AIO rows are not "
+	       "measured");
 	printf("poll:         %s\n", poll_text);
 	printf("pgetevents:   %s\n",
 	       feat_state(IO_FEATURE_PGETEVENTS, IO_FEATURE_PGETEVENTS_DISABLED));
