@@ -3,8 +3,8 @@
 #  (a) AddressSanitizer + UndefinedBehaviorSanitizer: `make check` of every
 #      Check program (each in the six library modes of tests/all-modes.sh),
 #      out of tree in $ASAN_BUILD; the shell tests are left out (below).
-#  (b) ThreadSanitizer: the threaded tests (test-reaper, test-soak, in every
-#      mode) out of tree in $TSAN_BUILD.
+#  (b) ThreadSanitizer: the threaded tests (test-reaper, test-soak,
+#      test-edges, test-poll, in every mode) out of tree in $TSAN_BUILD.
 # The library is built shared, as shipped: the test programs are libtool
 # wrappers around .libs/lt-*, which are instrumented executables linked to
 # the instrumented libaio.so, so no LD_PRELOAD of a sanitizer runtime is
@@ -63,9 +63,9 @@ job_tsan() {
 	# conflicts).  The suppression file is for genuinely invisible
 	# orderings only; see .ci/tsan.supp for what is in it and why.
 	export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$src/.ci/tsan.supp"
-	make -j2 --quiet tests/test-reaper tests/test-soak >>build.log 2>&1
+	make -j2 --quiet tests/test-reaper tests/test-soak tests/test-edges tests/test-poll >>build.log 2>&1
 	local t rc=0
-	for t in test-reaper test-soak; do
+	for t in test-reaper test-soak test-edges test-poll; do
 		echo "--- $t"
 		"$src/tests/all-modes.sh" "./tests/$t" \
 			>"$t-tsan.log" 2>&1 || rc=1
