@@ -671,16 +671,9 @@ void aioreap_helper_reset_in_child(void)
 	/* The parent's helper thread does not exist here, and the epoll set
 	 * is shared with the parent: never touch it again (EPOLL_CTL_DEL
 	 * would remove the parent's registrations).  Close our copies if
-	 * they are still ours, and start afresh. */
-	if (set_is_ours())
-		sys_close(epfd);
-	if (aioreap_fd_is(wake_rd, &wake_id))
-		sys_close(wake_rd);
-	if (aioreap_fd_is(wake_wr, &wake_id))
-		sys_close(wake_wr);
-	epfd = wake_rd = wake_wr = -1;
-	helper_running = 0;
+	 * they are still ours, and start afresh (with nothing to re-arm: the
+	 * parent's polls are not the child's). */
+	set_drop();
 	need_rearm = 0;
-	helper_gen++;
 	q_head = q_tail = NULL;
 }

@@ -222,6 +222,24 @@ int test_seccomp_errno(const long *nrs, int n, int err)
 			      SECCOMP_RET_ALLOW, SECCOMP_RET_ALLOW);
 }
 
+int test_seccomp_no_aio(int err)
+{
+	static const long aio[] = {
+		SYS_io_setup, SYS_io_destroy, SYS_io_submit, SYS_io_cancel,
+#ifdef SYS_io_getevents
+		SYS_io_getevents,
+#endif
+#ifdef SYS_io_pgetevents
+		SYS_io_pgetevents,
+#endif
+#ifdef SYS_io_pgetevents_time64
+		SYS_io_pgetevents_time64,
+#endif
+	};
+
+	return test_seccomp_errno(aio, (int)(sizeof(aio) / sizeof(aio[0])), err);
+}
+
 int test_seccomp_allow_only(const long *nrs, int n)
 {
 	return seccomp_filter(nrs, n, SECCOMP_RET_ALLOW,

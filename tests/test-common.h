@@ -37,6 +37,10 @@ void *test_bad_pointer(void);
  * "pgetevents" (io_pgetevents and io_pgetevents_time64). */
 int test_install_seccomp(const char *what);
 
+/* seccomp: make every io_* system call of this ABI fail with errno err
+ * (ENOSYS: a kernel without AIO), for the rest of the process. */
+int test_seccomp_no_aio(int err);
+
 /* seccomp: make each system call in nrs[0..n-1] of this ABI
  * fail with errno err, for the rest of the process (n <= 32). */
 int test_seccomp_errno(const long *nrs, int n, int err);

@@ -157,20 +157,7 @@ END_TEST
 /* Every io_* system call of this ABI answers ENOSYS from now on. */
 static int block_aio(void)
 {
-	static const long nrs[] = {
-		SYS_io_setup, SYS_io_destroy, SYS_io_submit, SYS_io_cancel,
-#ifdef SYS_io_getevents
-		SYS_io_getevents,
-#endif
-#ifdef SYS_io_pgetevents
-		SYS_io_pgetevents,
-#endif
-#ifdef SYS_io_pgetevents_time64
-		SYS_io_pgetevents_time64,
-#endif
-	};
-
-	return test_seccomp_errno(nrs, (int)(sizeof(nrs) / sizeof(nrs[0])), ENOSYS);
+	return test_seccomp_no_aio(ENOSYS);
 }
 
 Suite *test_suite(void)
