@@ -4,7 +4,7 @@
  *
  * Two references: the kernel's <linux/aio_abi.h> (what io_submit and
  * io_getevents actually read and write), and the offsets the stock
- * libaio 0.3.113 header gives on x86_64 and i386 (libaio-facts.md 2.4).
+ * libaio 0.3.113 header gives on x86_64 and i386 (the table below).
  * The kernel header declares its own struct iocb and struct io_event, so
  * it is included with those two tags renamed.  The program is built for
  * the native ABI and, by .ci/m32.sh, for i386; if it compiles, it passes.
@@ -121,7 +121,7 @@ SAME_CMD(IO_CMD_PREADV, IOCB_CMD_PREADV);
 SAME_CMD(IO_CMD_PWRITEV, IOCB_CMD_PWRITEV);
 static_assert(sizeof(io_iocb_cmd_t) == 4, "enum io_iocb_cmd is an int");
 
-/* The stock header's numbers (libaio-facts.md 2.4). */
+/* The stock header's numbers: its offsets and sizes on x86_64 and i386. */
 #define AT(type, field, off, size)                                           \
 	static_assert(offsetof(type, field) == (off),                         \
 		      "offset of " #type "." #field);                         \

@@ -19,8 +19,8 @@
  * context at all: NULL, -1, 0x1000, an unmapped page, a kernel address,
  * and a heap buffer.  Not here: the old address of a ring the program
  * moved with mremap.  The library still has it registered and its reaper
- * faults on the unmapped page (the kernel says EINVAL); reported in
- * issue 7 as a limitation, as for rings the program unmaps itself.
+ * faults on the unmapped page (the kernel says EINVAL): a documented
+ * limitation, as for rings the program unmaps itself.
  *
  * With the poll emulation forced (LIBAIO_DISABLE=poll), the library reads
  * the iocb array itself to find the polls, so rows with a PROT_NONE array
@@ -91,7 +91,7 @@ enum iocbk { I_READ, I_OP99, I_OP4, I_OP6, I_FDM1, I_FDCLOSED, I_WRONLY,
 # define KERNEL_ADDR ((void *)(uintptr_t)0xfffff000u)
 #endif
 
-#define BUG	0x8	/* known library bug, see the report in issue 7 */
+#define BUG	0x8	/* a known library limitation, documented */
 #define NOEMUL	0x10	/* PROT_NONE that the poll emulation reads itself */
 
 struct row {

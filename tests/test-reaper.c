@@ -25,7 +25,8 @@
 
 #include "test-common.h"
 
-/* The ring header as the kernel lays it out (kernel-aio.md 1.1). */
+/* The ring header as the kernel lays it out: eight 32-bit words, then
+ * nr 32-byte events. */
 struct ring_hdr {
 	unsigned id, nr, head, tail, magic, compat, incompat, hdrlen;
 };
