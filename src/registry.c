@@ -2,10 +2,10 @@
 /*
  * Context registry: an open-addressed table keyed by context address.
  *
- * Lookups take no lock (they run on every io_getevents); additions and
- * removals are rare and take a mutex.  Slots are never freed, only marked
- * as tombstones, so a reader holding a slot pointer never touches freed
- * memory.  A context that does not fit, or whose ring the library does not
+ * Nothing here takes a lock: lookups run on every io_getevents, and an
+ * addition claims a slot with a compare-and-swap on its state.  Slots are
+ * never freed, only marked as tombstones, so a reader holding a slot
+ * pointer never touches freed memory.  A context that does not fit, or whose ring the library does not
  * recognise, is simply not registered: it works through the kernel.
  */
 #include "config.h"
@@ -22,15 +22,16 @@
 #include "syscall.h"
 
 /* Page aligned, so that its own pages can be wiped in fork children. */
-struct ctx_entry aioreap_registry_table[REGISTRY_SIZE] __attribute__((aligned(4096)));
+struct ctx_entry aioreap_registry_table[REGISTRY_SIZE]
+	__attribute__((aligned(4096)));
 /* The kernel zeroes the table in every child (MADV_WIPEONFORK, Linux
  * 4.14), even one created by _Fork or a raw clone, which runs no
  * pthread_atfork handler. */
 static int table_wipes_on_fork;
 /* Library threads inside a kernel reap of a context that had no entry
- * (see aioreap_reap_shared_enter and publish_filled), counted per group of keys so
- * that a thread waiting long on a context the library never registered
- * does not keep every new context kernel-only. */
+ * (see aioreap_reap_shared_enter and publish_filled), counted per group
+ * of keys so that a thread waiting long on a context the library never
+ * registered does not keep every new context kernel-only. */
 #define GHOST_GROUPS	64u
 #define GHOST_STRIDE	16u	/* one cache line per group */
 /* A page of its own, wiped in fork children with the table: the ghosts
@@ -42,6 +43,7 @@ static _Atomic unsigned *ghosts_of(uintptr_t key)
 {
 	return &ghosts[(registry_slot(key) & (GHOST_GROUPS - 1)) * GHOST_STRIDE];
 }
+
 /* Set before the first entry is written; read only in a fork child,
  * where the forking thread is the only one left. */
 static _Atomic int table_used;
@@ -58,7 +60,8 @@ struct ctx_entry *aioreap_registry_lookup(io_context_t ctx)
 		return NULL;
 	/* Relaxed: a hit is confirmed again under the reap lock's acquire. */
 	for (i = 0; i < REGISTRY_MAX_PROBE; i++) {
-		struct ctx_entry *e = &aioreap_registry_table[(s + i) & (REGISTRY_SIZE - 1)];
+		struct ctx_entry *e =
+			&aioreap_registry_table[(s + i) & (REGISTRY_SIZE - 1)];
 		uintptr_t k = atomic_load_explicit(&e->key, memory_order_relaxed);
 
 		if (k == key)
