@@ -97,17 +97,6 @@ static void wait_for_copy(struct ctx_entry *e, unsigned seen)
 }
 
 /*
- * For a ring address the kernel has just
- * handed out: an entry already keyed by it is not a live context of ours.
- * Either its ring was moved away with mremap (the kernel knows that
- * context by its new address, which we never saw) or it is being
- * destroyed, possibly with kernel reapers still counted on it.  Never
- * wait here.  A quiet stale entry is refreshed in place; a busy or dying
- * one is left alone and the new context stays unregistered (the kernel
- * serves it).  Returns 1 when an entry with the key exists, 0 when the
- * caller must add one.
- */
-/*
  * The last step of filling a slot: the key is stored, now let reapers in.
  * A thread that found no entry for this key may be inside a kernel reap of
  * it right now, uncounted (a "ghost": the key was free when it looked).
@@ -131,6 +120,17 @@ static void publish_filled(struct ctx_entry *e, uintptr_t key)
 	atomic_fetch_and_explicit(&e->state, ~ST_FILLING, memory_order_release);
 }
 
+/*
+ * For a ring address the kernel has just handed out: an entry already
+ * keyed by it is not a live context of ours.  Either its ring was moved
+ * away with mremap (the kernel knows that context by its new address,
+ * which we never saw) or it is being destroyed, possibly with kernel
+ * reapers still counted on it.  Never wait here.  A quiet stale entry is
+ * refreshed in place; a busy or dying one is left alone and the new
+ * context stays unregistered (the kernel serves it, and its reaps count
+ * on the old entry, which keeps the key).  Returns 1 when an entry with
+ * the key exists, 0 when the caller must add one.
+ */
 static int refresh_stale(uintptr_t key, unsigned nr)
 {
 	struct ctx_entry *e = aioreap_registry_lookup((io_context_t)key);
@@ -181,13 +181,14 @@ void aioreap_registry_add(io_context_t ctx)
 	 * no other thread can be adding this key (the kernel hands an
 	 * address to one new context at a time), so the lookup below and
 	 * the claim cannot be raced by another entry for it.  So io_setup
-	 * stays async-signal-safe and safe in any fork child.
+	 * never waits, not even in a fork child whose parent was adding.
 	 */
 	atomic_store_explicit(&table_used, 1, memory_order_relaxed);
 	if (refresh_stale(key, nr))
 		return;
 	for (i = 0; i < REGISTRY_MAX_PROBE; i++) {
-		struct ctx_entry *e = &aioreap_registry_table[(s + i) & (REGISTRY_SIZE - 1)];
+		struct ctx_entry *e =
+			&aioreap_registry_table[(s + i) & (REGISTRY_SIZE - 1)];
 		uintptr_t k = atomic_load_explicit(&e->key, memory_order_relaxed);
 		unsigned expected = 0;
 
