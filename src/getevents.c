@@ -111,16 +111,6 @@ static int timeout_is_zero(const struct wait_spec *w)
 	return t->tv_sec == 0 && t->tv_nsec == 0;
 }
 
-long aioreap_kernel_getevents(io_context_t ctx, long min_nr, long nr,
-		      struct io_event *ev, const struct wait_spec *w)
-{
-#if __SIZEOF_LONG__ == 4
-	if (w->ts64)
-		return aioreap_kernel_getevents_ts64(ctx, min_nr, nr, ev, w->ts, NULL, 0);
-#endif
-	return aio_sys_getevents(ctx, min_nr, nr, ev, w->ts);
-}
-
 /* Everything after the ring: enter the kernel (or the pgetevents
  * emulation) for the rest. */
 __attribute__((noinline)) static int

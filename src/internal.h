@@ -28,17 +28,12 @@ long aioreap_ring_reap_locked(struct ctx_entry *e, struct io_event *ev, long max
 int aioreap_getevents_core(io_context_t ctx, long min_nr, long nr,
 		   struct io_event *ev, const struct wait_spec *w);
 
-/* pgetevents_emul.c: io_pgetevents in the kernel, or its emulation. */
+/* kernel_wait.c: io_pgetevents in the kernel, or its emulation. */
 long aioreap_kernel_pgetevents(io_context_t ctx, long min_nr, long nr,
 		       struct io_event *ev, const struct wait_spec *w);
 /* io_getevents in the kernel with the wait spec's timeout, no mask. */
 long aioreap_kernel_getevents(io_context_t ctx, long min_nr, long nr,
 		      struct io_event *ev, const struct wait_spec *w);
-
-/* time64.c (32-bit ABIs): the kernel calls for a 64-bit-time timeout. */
-long aioreap_kernel_getevents_ts64(io_context_t ctx, long min_nr, long nr,
-			   struct io_event *ev, const void *ts,
-			   const sigset_t *mask, int with_mask);
 
 /*
  * A user pointer the kernel would refuse with EFAULT without looking: the

@@ -8,7 +8,7 @@ libaio_la_SOURCES = \
 	src/features.h \
 	src/getevents.c \
 	src/internal.h \
-	src/pgetevents_emul.c \
+	src/kernel_wait.c \
 	src/poll_emul.c \
 	src/poll_emul.h \
 	src/poll_helper.c \
