@@ -14,14 +14,13 @@ secs=${FUZZ_SECONDS:-30}
 command -v "$CC" >/dev/null || { echo "fuzz: $CC not found"; exit 77; }
 mkdir -p "$BUILD"
 cd "$BUILD"
-# Only config.h is needed from configure.  src/ goes in with -iquote, not
-# -I: its features.h would shadow glibc's <features.h>.
+# Only config.h is needed from configure.
 [ config.h -nt "$src/configure" ] || "$src/configure" --quiet CC="$CC" >configure.log 2>&1 ||
 	{ tail -30 configure.log; exit 1; }
 
 flags=(-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
-	-I"$BUILD" -iquote "$src/src" -I"$src/include")
+	-I"$BUILD" -I"$src/src" -I"$src/include")
 "$CC" "${flags[@]}" -o fuzz-ring "$src/fuzz/fuzz-ring.c" "$src/src/reap.c"
 lib=()
 for f in "$src"/src/*.c; do lib+=("$f"); done

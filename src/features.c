@@ -23,8 +23,8 @@
 #include <string.h>
 
 #include "export.h"
-#include "features.h"
-#include "syscall.h"
+#include "feature_flags.h"
+#include "raw_syscall.h"
 
 _Atomic unsigned aioreap_features_disabled_word;
 

@@ -23,11 +23,11 @@
 #include <sys/uio.h>
 
 #include "export.h"
-#include "features.h"
+#include "feature_flags.h"
 #include "internal.h"
 #include "poll_emul.h"
 #include "reap.h"
-#include "syscall.h"
+#include "raw_syscall.h"
 
 #ifdef HAVE_VALGRIND_HINTS
 static int on_valgrind;

@@ -32,9 +32,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "features.h"
+#include "feature_flags.h"
 #include "internal.h"
-#include "syscall.h"
+#include "raw_syscall.h"
 
 #if __SIZEOF_LONG__ == 4
 

@@ -5,7 +5,7 @@ libaio_la_SOURCES = \
 	src/compat_0_1.c \
 	src/export.h \
 	src/features.c \
-	src/features.h \
+	src/feature_flags.h \
 	src/getevents.c \
 	src/internal.h \
 	src/kernel_wait.c \
@@ -22,7 +22,7 @@ libaio_la_SOURCES = \
 	src/setup.c \
 	src/submit.c \
 	src/syscall.c \
-	src/syscall.h \
+	src/raw_syscall.h \
 	src/syscall_nr.h \
 	src/time64.c \
 	# EOL

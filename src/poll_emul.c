@@ -94,11 +94,11 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "features.h"
+#include "feature_flags.h"
 #include "internal.h"
 #include "poll_emul.h"
 #include "poll_rec.h"
-#include "syscall.h"
+#include "raw_syscall.h"
 
 _Atomic int aioreap_poll_emul_used;
 pthread_mutex_t aioreap_pe_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -23,7 +23,7 @@
 #include "internal.h"
 #include "poll_emul.h"
 #include "poll_rec.h"
-#include "syscall.h"
+#include "raw_syscall.h"
 
 /* epoll data of the wake-up pipe; no record token is ever this. */
 #define WAKE_TOKEN	UINT64_MAX

@@ -16,10 +16,10 @@
 # include <valgrind/memcheck.h>
 #endif
 
-#include "features.h"
+#include "feature_flags.h"
 #include "registry.h"
 #include "ring.h"
-#include "syscall.h"
+#include "raw_syscall.h"
 
 /* Page aligned, so that its own pages can be wiped in fork children. */
 struct ctx_entry aioreap_registry_table[REGISTRY_SIZE]

@@ -5,7 +5,7 @@
 #include "export.h"
 #include "internal.h"
 #include "poll_emul.h"
-#include "syscall.h"
+#include "raw_syscall.h"
 
 AIO_PUBLIC int io_setup(int maxevents, io_context_t *ctxp)
 {

@@ -8,10 +8,10 @@
 #include "config.h"
 
 #include "export.h"
-#include "features.h"
+#include "feature_flags.h"
 #include "internal.h"
 #include "poll_emul.h"
-#include "syscall.h"
+#include "raw_syscall.h"
 
 AIO_PUBLIC int io_submit(io_context_t ctx, long nr, struct iocb *ios[])
 {

@@ -8,8 +8,8 @@
  * x86_64, i386 and aarch64 trap directly; other targets go through libc's
  * syscall(2) with errno saved and restored.
  */
-#ifndef LIBAIO_SYSCALL_H
-#define LIBAIO_SYSCALL_H
+#ifndef LIBAIO_RAW_SYSCALL_H
+#define LIBAIO_RAW_SYSCALL_H
 
 #include <errno.h>
 #include <signal.h>
@@ -392,4 +392,4 @@ static inline long sys_ppoll_now(void *fds, unsigned n)
 	return raw_syscall5(SYS_ppoll, fds, n, zero, NULL, KERNEL_SIGSET_SIZE);
 }
 
-#endif /* LIBAIO_SYSCALL_H */
+#endif /* LIBAIO_RAW_SYSCALL_H */

@@ -5,8 +5,8 @@
  * may see an answer with relaxed ordering because every thread computes
  * the same answer.
  */
-#ifndef LIBAIO_FEATURES_H
-#define LIBAIO_FEATURES_H
+#ifndef LIBAIO_FEATURE_FLAGS_H
+#define LIBAIO_FEATURE_FLAGS_H
 
 #include <stdatomic.h>
 
@@ -33,4 +33,4 @@ static inline unsigned features_disabled(void)
 int aioreap_features_pgetevents_native(void);
 void aioreap_features_pgetevents_missing(void);
 
-#endif /* LIBAIO_FEATURES_H */
+#endif /* LIBAIO_FEATURE_FLAGS_H */
