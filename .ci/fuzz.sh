@@ -21,7 +21,7 @@ cd "$BUILD"
 flags=(-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
 	-I"$BUILD" -I"$src/src" -I"$src/include")
-"$CC" "${flags[@]}" -o fuzz-ring "$src/fuzz/fuzz-ring.c" "$src/src/reap.c"
+"$CC" "${flags[@]}" -o fuzz-ring "$src/fuzz/fuzz-ring.c"
 lib=()
 for f in "$src"/src/*.c; do lib+=("$f"); done
 "$CC" "${flags[@]}" -pthread -o fuzz-args "$src/fuzz/fuzz-args.c" "${lib[@]}"

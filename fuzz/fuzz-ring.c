@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * libFuzzer target: the user-space ring reader, aioreap_ring_reap_locked(), over a
- * synthetic ring built from the fuzzer's bytes.
+ * libFuzzer target: the user-space ring reader, ring_reap() of
+ * src/reap.h, over a synthetic ring built from the fuzzer's bytes.
  *
  * The ring is placed so that its last slot ends exactly where a PROT_NONE
  * guard page begins: a read past the slots faults at once, and ASan
@@ -36,7 +36,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "reap.h"
 #include "ring.h"
 
 #define PAGE 4096u
@@ -150,7 +150,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	atomic_init(&e.state, ST_EXCL);	/* as if the reap lock were held */
 	e.nr = cached_nr;
 
-	ret = aioreap_ring_reap_locked(&e, ev, max);
+	ret = ring_reap(&e, ev, max);
 
 	head = atomic_load(&model->head);
 	tail = atomic_load(&model->tail);

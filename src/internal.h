@@ -20,10 +20,6 @@ struct wait_spec {
 	const sigset_t *mask;
 };
 
-/* reap.c: copy ready events out of a ring whose reap lock we hold.
- * Returns the count, or -1 when the ring's indexes cannot be trusted. */
-long aioreap_ring_reap_locked(struct ctx_entry *e, struct io_event *ev, long max);
-
 /* getevents.c */
 int aioreap_getevents_core(io_context_t ctx, long min_nr, long nr,
 		   struct io_event *ev, const struct wait_spec *w);

@@ -14,7 +14,6 @@ libaio_la_SOURCES = \
 	src/poll_helper.c \
 	src/poll_rec.h \
 	src/queue.c \
-	src/reap.c \
 	src/reap.h \
 	src/registry.c \
 	src/registry.h \

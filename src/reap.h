@@ -3,7 +3,7 @@
  * The user-space ring reaper: takes completions straight from the ring the
  * kernel maps at the context address, exactly as io_getevents would, with
  * no system call.  Inline, because io_getevents' fast path is made of
- * its steps; reap.c keeps an out-of-line ring_reap for the fuzzer.
+ * its steps (fuzz/fuzz-ring.c includes this header to test them).
  *
  * The ring is ordinary application memory, so nothing read from it is
  * trusted to stay in range: head and tail are checked against the size
