@@ -7,17 +7,11 @@
  */
 #include "config.h"
 
+#include <errno.h>
+
 #include "export.h"
-#include "internal.h"
-
-int aioreap_io_cancel_0_4(io_context_t ctx, struct iocb *iocb, struct io_event *evt);
-int aioreap_io_getevents_0_4(io_context_t ctx, long min_nr, long nr,
-		     struct io_event *events, struct timespec *timeout);
-
-int aioreap_io_cancel_0_1(io_context_t ctx, struct iocb *iocb);
-int aioreap_io_getevents_0_1(io_context_t ctx, long nr, struct io_event *events,
-		     const struct timespec *timeout);
-int aioreap_io_queue_wait_0_1(io_context_t ctx, const struct timespec *timeout);
+#include "user_ptr.h"
+#include "versioned.h"
 
 static int copy_timeout(const struct timespec *in, struct timespec *out,
 			struct timespec **use)

@@ -22,12 +22,15 @@
 #endif
 #include <sys/uio.h>
 
+#include "compiler.h"
 #include "export.h"
 #include "feature_flags.h"
-#include "internal.h"
+#include "kernel_wait.h"
 #include "poll_emul.h"
-#include "reap.h"
 #include "raw_syscall.h"
+#include "reap.h"
+#include "user_ptr.h"
+#include "versioned.h"
 
 #ifdef HAVE_VALGRIND_HINTS
 static int on_valgrind;
@@ -279,8 +282,6 @@ slow:
 	return getevents_slow(ctx, min_nr, nr, ev, ts);
 }
 
-int aioreap_io_getevents_0_4(io_context_t ctx, long min_nr, long nr,
-		     struct io_event *events, struct timespec *timeout);
 AIO_PUBLIC int aioreap_io_getevents_0_4(io_context_t ctx, long min_nr, long nr,
 				struct io_event *events, struct timespec *timeout)
 {

@@ -33,8 +33,9 @@
 #include <string.h>
 
 #include "feature_flags.h"
-#include "internal.h"
+#include "kernel_wait.h"
 #include "raw_syscall.h"
+#include "user_ptr.h"
 
 #if __SIZEOF_LONG__ == 4
 

@@ -3,12 +3,14 @@
 lib_LTLIBRARIES += libaio.la
 libaio_la_SOURCES = \
 	src/compat_0_1.c \
+	src/compiler.h \
 	src/export.h \
 	src/features.c \
 	src/feature_flags.h \
 	src/getevents.c \
-	src/internal.h \
+	src/kernel_abi.h \
 	src/kernel_wait.c \
+	src/kernel_wait.h \
 	src/poll_emul.c \
 	src/poll_emul.h \
 	src/poll_helper.c \
@@ -24,6 +26,8 @@ libaio_la_SOURCES = \
 	src/raw_syscall.h \
 	src/syscall_nr.h \
 	src/time64.c \
+	src/user_ptr.h \
+	src/versioned.h \
 	# EOL
 libaio_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(PTHREAD_CFLAGS)
 libaio_la_LIBADD = $(PTHREAD_LIBS)

@@ -94,11 +94,13 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "compiler.h"
 #include "feature_flags.h"
-#include "internal.h"
 #include "poll_emul.h"
 #include "poll_rec.h"
 #include "raw_syscall.h"
+#include "registry.h"
+#include "user_ptr.h"
 
 _Atomic int aioreap_poll_emul_used;
 pthread_mutex_t aioreap_pe_lock = PTHREAD_MUTEX_INITIALIZER;

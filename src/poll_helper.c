@@ -20,10 +20,11 @@
 #include <sys/stat.h>
 #include <linux/kcmp.h>
 
-#include "internal.h"
+#include "compiler.h"
 #include "poll_emul.h"
 #include "poll_rec.h"
 #include "raw_syscall.h"
+#include "registry.h"
 
 /* epoll data of the wake-up pipe; no record token is ever this. */
 #define WAKE_TOKEN	UINT64_MAX

@@ -12,37 +12,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "kernel_abi.h"
 #include "libaio.h"
 
-/*
- * The kernel's struct iocb (linux/aio_abi.h), 64 bytes on every ABI.  The
- * emulation reads the fields the kernel checks through this copy, so the
- * 32-bit pads of the libaio layout are seen exactly as the kernel sees
- * them.  aio_key and aio_rw_flags swap places on big-endian.
- */
-struct kernel_iocb {
-	uint64_t aio_data;
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	uint32_t aio_rw_flags;
-	uint32_t aio_key;
-#else
-	uint32_t aio_key;
-	uint32_t aio_rw_flags;
-#endif
-	uint16_t aio_lio_opcode;
-	int16_t aio_reqprio;
-	uint32_t aio_fildes;
-	uint64_t aio_buf;
-	uint64_t aio_nbytes;
-	int64_t aio_offset;
-	uint64_t aio_reserved2;
-	uint32_t aio_flags;
-	uint32_t aio_resfd;
-};
-_Static_assert(sizeof(struct kernel_iocb) == 64, "kernel iocb size");
-_Static_assert(sizeof(struct kernel_iocb) == sizeof(struct iocb), "iocb size");
-
-#define KIOCB_FLAG_RESFD	0x1u
 
 /*
  * A record's life: FREE -> ARMED -> FIRED -> DELIVERED -> CLAIMED -> FREE.

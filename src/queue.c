@@ -4,11 +4,11 @@
  */
 #include "config.h"
 
-#include "export.h"
-#include "internal.h"
+#include <errno.h>
 
-int aioreap_io_getevents_0_4(io_context_t ctx, long min_nr, long nr,
-		     struct io_event *events, struct timespec *timeout);
+#include "export.h"
+#include "user_ptr.h"
+#include "versioned.h"
 
 AIO_PUBLIC int io_queue_init(int maxevents, io_context_t *ctxp)
 {
@@ -52,7 +52,6 @@ AIO_PUBLIC int io_queue_run(io_context_t ctx)
  * Kept as the stock library has it: min_nr and nr are 0, so the kernel
  * returns at once whatever the timeout; it only reports a bad context.
  */
-int aioreap_io_queue_wait_0_4(io_context_t ctx, const struct timespec *timeout);
 AIO_PUBLIC int aioreap_io_queue_wait_0_4(io_context_t ctx,
 				 const struct timespec *timeout)
 {

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "kernel_abi.h"
 #include "libaio.h"
 #include "syscall_nr.h"
 
@@ -113,18 +114,6 @@ static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
 #define raw_syscall5(n, a, b, c, d, e) \
 	raw_syscall6((n), SC_ARG(a), SC_ARG(b), SC_ARG(c), SC_ARG(d), SC_ARG(e), 0)
 
-/*
- * The kernel's struct __aio_sigset: the sixth io_pgetevents argument, with
- * the mask size inside because a seventh argument was not possible.  On
- * 32-bit ABIs both fields are 32 bits wide, as the compat entry expects.
- */
-struct aio_sigset_arg {
-	const void *sigmask;
-	size_t sigsetsize;
-};
-
-/* The kernel's signal-set size (8 bytes here), not glibc's sigset_t (128). */
-#define KERNEL_SIGSET_SIZE (_NSIG / 8)
 
 /*
  * Every AIO system call the library makes, from any thread, for
@@ -201,11 +190,6 @@ static inline long aio_sys_pgetevents(io_context_t ctx, long min_nr, long nr,
 #endif
 }
 
-/* The kernel's struct __kernel_timespec: 64-bit fields on every ABI. */
-struct kernel_timespec64 {
-	long long tv_sec;
-	long long tv_nsec;
-};
 
 static inline long aio_sys_pgetevents_time64(io_context_t ctx, long min_nr,
 					     long nr, struct io_event *ev,

@@ -22,7 +22,8 @@
 
 #include <string.h>
 
-#include "internal.h"
+#include "compiler.h"
+#include "registry.h"
 #include "ring.h"
 
 struct ring_pos {

@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The kernel's completion ring, as user space sees it at the context
- * address, and every memory-ordering rule the reaper relies on.
- *
- * Layout (the kernel's, not in any uapi header): eight 32-bit words, then
- * nr 32-byte struct io_event slots.  The kernel writes tail (after the
- * event it publishes) and reads head to learn how many slots are free;
- * user space may advance head exactly as io_getevents would.
+ * Every memory-ordering rule the reaper relies on when it reads the
+ * kernel's completion ring (its layout is in kernel_abi.h).  The kernel
+ * writes tail (after the event it publishes) and reads head to learn how
+ * many slots are free; user space may advance head exactly as
+ * io_getevents would.
  */
 #ifndef LIBAIO_RING_H
 #define LIBAIO_RING_H
@@ -14,26 +12,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "libaio.h"
+#include "kernel_abi.h"
 
-#define AIO_RING_MAGIC		0xa10a10a1u
-#define AIO_RING_HEADER_LEN	32u
-#define AIO_RING_COMPAT		1u
-
-struct aio_ring {
-	unsigned id;		/* the kernel's table index: never written */
-	unsigned nr;		/* slots; cached at io_setup, then ignored */
-	_Atomic unsigned head;	/* consumer index */
-	_Atomic unsigned tail;	/* producer index (kernel only) */
-	unsigned magic;
-	unsigned compat_features;
-	unsigned incompat_features;
-	unsigned header_length;
-	struct io_event events[];
-};
-
-_Static_assert(sizeof(struct aio_ring) == AIO_RING_HEADER_LEN, "ring header");
-_Static_assert(sizeof(struct io_event) == 32, "io_event size");
 
 /*
  * tail: acquire.  Pairs with the kernel's write barrier between storing an

@@ -2,10 +2,11 @@
 /* io_setup and io_destroy: the kernel's calls plus registry bookkeeping. */
 #include "config.h"
 
+#include "compiler.h"
 #include "export.h"
-#include "internal.h"
 #include "poll_emul.h"
 #include "raw_syscall.h"
+#include "registry.h"
 
 AIO_PUBLIC int io_setup(int maxevents, io_context_t *ctxp)
 {

@@ -7,11 +7,12 @@
  */
 #include "config.h"
 
+#include "compiler.h"
 #include "export.h"
 #include "feature_flags.h"
-#include "internal.h"
 #include "poll_emul.h"
 #include "raw_syscall.h"
+#include "versioned.h"
 
 AIO_PUBLIC int io_submit(io_context_t ctx, long nr, struct iocb *ios[])
 {
@@ -26,7 +27,6 @@ AIO_PUBLIC int io_submit(io_context_t ctx, long nr, struct iocb *ios[])
 	return (int)ret;
 }
 
-int aioreap_io_cancel_0_4(io_context_t ctx, struct iocb *iocb, struct io_event *evt);
 AIO_PUBLIC int aioreap_io_cancel_0_4(io_context_t ctx, struct iocb *iocb,
 			     struct io_event *evt)
 {

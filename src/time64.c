@@ -10,7 +10,7 @@
 #include "config.h"
 
 #include "export.h"
-#include "internal.h"
+#include "versioned.h"
 
 #if __SIZEOF_LONG__ == 4
 

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The kernel wait (kernel_wait.c): what a reap asks of the kernel once
+ * the ring has been tried.
+ */
+#ifndef LIBAIO_KERNEL_WAIT_H
+#define LIBAIO_KERNEL_WAIT_H
+
+#include <signal.h>
+
+#include "libaio.h"
+
+/* How a reap may block in the kernel, once the ring has been tried. */
+struct wait_spec {
+	const void *ts;		/* timeout as the caller passed it; NULL: none */
+	int ts64;		/* ts is a 64-bit-time timespec (32-bit ABIs) */
+	int pget;		/* io_pgetevents semantics (mask may be NULL) */
+	const sigset_t *mask;
+};
+
+/* kernel_wait.c: io_pgetevents in the kernel, or its emulation. */
+long aioreap_kernel_pgetevents(io_context_t ctx, long min_nr, long nr,
+		       struct io_event *ev, const struct wait_spec *w);
+/* io_getevents in the kernel with the wait spec's timeout, no mask. */
+long aioreap_kernel_getevents(io_context_t ctx, long min_nr, long nr,
+		      struct io_event *ev, const struct wait_spec *w);
+
+#endif /* LIBAIO_KERNEL_WAIT_H */
