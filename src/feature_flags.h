@@ -32,5 +32,8 @@ static inline unsigned features_disabled(void)
 /* io_pgetevents: 1 usable, 0 missing (ENOSYS/EPERM seen or disabled). */
 int aioreap_features_pgetevents_native(void);
 void aioreap_features_pgetevents_missing(void);
+/* io_pgetevents_time64: 1 usable (or not yet refused), 0 missing. */
+int aioreap_features_time64_native(void);
+void aioreap_features_time64_missing(void);
 
 #endif /* LIBAIO_FEATURE_FLAGS_H */

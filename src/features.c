@@ -66,6 +66,22 @@ void aioreap_features_pgetevents_missing(void)
 	atomic_store_explicit(&pgetevents_missing, 1, memory_order_relaxed);
 }
 
+#if __SIZEOF_LONG__ == 4
+/* io_pgetevents_time64 (Linux 5.1, 32-bit ABIs only): missing from its
+ * first ENOSYS or EPERM on, like io_pgetevents. */
+static _Atomic int time64_missing;
+
+int aioreap_features_time64_native(void)
+{
+	return !atomic_load_explicit(&time64_missing, memory_order_relaxed);
+}
+
+void aioreap_features_time64_missing(void)
+{
+	atomic_store_explicit(&time64_missing, 1, memory_order_relaxed);
+}
+#endif
+
 /*
  * What io_features() has asked the kernel, kept so that it asks once.
  * Nothing here creates a context: a call on the NULL context reaches the

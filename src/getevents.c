@@ -100,14 +100,9 @@ static int timeout_is_zero(const struct wait_spec *w)
 	if (!w->ts || obviously_bad_pointer(w->ts))
 		return 0;
 	if (w->ts64) {
-		/* A 64-bit tv_sec, then tv_nsec in the first 32 bits of the
-		 * next 64 on little-endian, the last 32 on big-endian. */
-		const long long *t = w->ts;
-		const int *nsec = (const int *)(t + 1);
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-		nsec++;
-#endif
-		return t[0] == 0 && *nsec == 0;
+		const struct timespec_time64 *t = w->ts;
+
+		return t->tv_sec == 0 && t->tv_nsec == 0;
 	}
 	const struct timespec *t = w->ts;
 

@@ -39,19 +39,6 @@
 
 #if __SIZEOF_LONG__ == 4
 
-/* The C library's struct timespec under _TIME_BITS=64 on a 32-bit ABI. */
-struct timespec_time64 {
-	long long tv_sec;
-#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	int __pad;
-	int tv_nsec;
-#else
-	int tv_nsec;
-	int __pad;
-#endif
-};
-
-static _Atomic int time64_missing;
 
 static long
 kernel_getevents_ts64(io_context_t ctx, long min_nr, long nr,
@@ -70,12 +57,12 @@ kernel_getevents_ts64(io_context_t ctx, long min_nr, long nr,
 		k.tv_sec = u->tv_sec;
 		k.tv_nsec = u->tv_nsec;
 	}
-	if (!atomic_load_explicit(&time64_missing, memory_order_relaxed)) {
+	if (aioreap_features_time64_native()) {
 		ret = aio_sys_pgetevents_time64(ctx, min_nr, nr, ev, u ? &k : NULL,
 						with_mask ? &sig : NULL);
 		if (ret != -ENOSYS && ret != -EPERM)
 			return ret;
-		atomic_store_explicit(&time64_missing, 1, memory_order_relaxed);
+		aioreap_features_time64_missing();
 	}
 	if (u) {
 		t32.tv_sec = k.tv_sec > INT_MAX ? INT_MAX :

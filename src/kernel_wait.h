@@ -10,6 +10,20 @@
 
 #include "libaio.h"
 
+/* The C library's struct timespec under _TIME_BITS=64 on a 32-bit ABI
+ * (on 64-bit ABIs, the same layout as its struct timespec): the one
+ * decoder of the timeouts the time64 entry points are given. */
+struct timespec_time64 {
+	long long tv_sec;
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	int __pad;
+	int tv_nsec;
+#else
+	int tv_nsec;
+	int __pad;
+#endif
+};
+
 /* How a reap may block in the kernel, once the ring has been tried. */
 struct wait_spec {
 	const void *ts;		/* timeout as the caller passed it; NULL: none */
