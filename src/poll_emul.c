@@ -75,8 +75,12 @@
  * reap side takes no lock at all: a reaper claims a DELIVERED record
  * with one compare-and-swap on its generation-and-state word, reads it,
  * and pushes it on a list that the next holder of aioreap_pe_lock recycles.
- * Records live in chunks that are never freed, so a stale token always
- * points at a record and at worst fails the claim.
+ * Records live in chunks that are never freed (poll_rec.c), so a stale
+ * token always points at a record and at worst fails the claim.
+ *
+ * Files: this one validates, emulates and cancels polls and follows
+ * destroys; poll_helper.c owns the lock, the epoll set, the helper thread
+ * and the doorbells; poll_rec.c is the record store both use.
  *
  * Destroy: io_destroy publishes the context in a dying slot before the
  * system call and then cancels its polls under aioreap_pe_lock; emulating a poll
@@ -103,217 +107,29 @@
 #include "user_ptr.h"
 
 _Atomic int aioreap_poll_emul_used;
-pthread_mutex_t aioreap_pe_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* --- the lock ---------------------------------------------------------- */
-
-void aioreap_pe_enter(sigset_t *old)
-{
-	sigset_t all;
-
-	/* pthread_sigmask leaves the C library's internal signals alone and
-	 * is async-signal-safe; it returns an error number, never errno. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, old);
-	pthread_mutex_lock(&aioreap_pe_lock);
-	aioreap_rec_recycle();
-}
-
-void aioreap_pe_leave(const sigset_t *old)
-{
-	pthread_mutex_unlock(&aioreap_pe_lock);
-	pthread_sigmask(SIG_SETMASK, old, NULL);
-}
-
-/* --- the record store ------------------------------------------------ */
-
-/*
- * Records live in chunks that are never freed, so a stale token or a
- * pointer read without the lock always points at a record; the generation
- * in the token says whether it is still the same poll.  Chunks come from
- * mmap, not malloc, so that a signal handler's io_submit may add one.
- */
-#define CHUNK_SHIFT	8
-#define CHUNK_RECS	(1u << CHUNK_SHIFT)
-#define MAX_CHUNKS	4096u		/* a million polls armed at once */
-#define HASH_SIZE	256u
-
-static struct poll_rec *chunks[MAX_CHUNKS];
-/* Written under aioreap_pe_lock; read without it by reapers (release/acquire:
- * the chunk pointer and its records' idx are set before the count). */
-static _Atomic unsigned nchunks;
-static struct poll_rec *free_list;
-static struct poll_rec *hash[HASH_SIZE];
-static unsigned long live;		/* records not free */
-/* Records reapers have claimed, waiting for aioreap_pe_lock to free them.  Push
- * only (any thread) and take-all (under aioreap_pe_lock): no ABA is possible. */
-static struct poll_rec *_Atomic recycle_head;
-
-static unsigned hash_of(const struct iocb *cb)
-{
-	uint64_t h = (uint64_t)((uintptr_t)cb >> 6) * 0x9e3779b97f4a7c15ull;
-
-	return (unsigned)(h >> 56) & (HASH_SIZE - 1);
-}
-
-uint64_t aioreap_rec_token(const struct poll_rec *r)
-{
-	return (uint64_t)r->gen << 32 | r->idx;
-}
-
-/* The record a token names, whatever its state, or NULL (any thread). */
-static struct poll_rec *rec_at(uint64_t token)
-{
-	uint32_t idx = (uint32_t)token;
-
-	if (idx >= atomic_load_explicit(&nchunks, memory_order_acquire) *
-			   CHUNK_RECS)
-		return NULL;
-	return &chunks[idx >> CHUNK_SHIFT][idx & (CHUNK_RECS - 1)];
-}
-
-struct poll_rec *aioreap_rec_by_token(uint64_t token)
-{
-	struct poll_rec *r = rec_at(token);
-
-	if (!r || r->gen != (uint32_t)(token >> 32) ||
-	    rec_state(r) == REC_FREE)
-		return NULL;
-	return r;
-}
-
-static struct poll_rec *rec_alloc(void)
-{
-	struct poll_rec *r;
-
-	if (!free_list) {
-		unsigned n = atomic_load_explicit(&nchunks,
-						  memory_order_relaxed), i;
-		struct poll_rec *c;
-		long a;
-
-		if (n == MAX_CHUNKS)
-			return NULL;
-		a = sys_mmap0(CHUNK_RECS * sizeof(*c), PROT_READ | PROT_WRITE,
-			      MAP_PRIVATE | MAP_ANONYMOUS, -1);
-		if (a < 0 && a > -4096)
-			return NULL;
-		c = (struct poll_rec *)a;	/* zero-filled: FREE, gen 0 */
-		for (i = CHUNK_RECS; i-- > 0;) {
-			c[i].idx = n * CHUNK_RECS + i;
-			c[i].fd = c[i].resfd = -1;
-			c[i].qnext = free_list;
-			free_list = &c[i];
-		}
-		chunks[n] = c;
-		atomic_store_explicit(&nchunks, n + 1, memory_order_release);
-	}
-	r = free_list;
-	free_list = r->qnext;
-	r->qnext = NULL;
-	r->gen++;
-	rec_set(r, REC_FREE);	/* the new generation, still free */
-	r->fd = r->resfd = -1;
-	live++;
-	return r;
-}
-
-static void hash_insert(struct poll_rec *r)
-{
-	unsigned h = hash_of(r->user);
-
-	r->hnext = hash[h];
-	hash[h] = r;
-}
-
-static void hash_remove(struct poll_rec *r)
-{
-	struct poll_rec **p = &hash[hash_of(r->user)];
-
-	while (*p && *p != r)
-		p = &(*p)->hnext;
-	if (*p)
-		*p = r->hnext;
-	r->hnext = NULL;
-}
-
-void aioreap_rec_free(struct poll_rec *r)
-{
-	aioreap_helper_disarm(r);
-	if (r->resfd >= 0) {
-		if (aioreap_fd_is(r->resfd, &r->resfd_id))
-			sys_close(r->resfd);
-		r->resfd = -1;
-	}
-	hash_remove(r);
-	rec_set(r, REC_FREE);
-	r->qnext = free_list;
-	free_list = r;
-	live--;
-}
-
-/* Free what reapers claimed.  Acquire: pairs with the release of each
- * push, so the links (and the claims before them) are seen. */
-void aioreap_rec_recycle(void)
-{
-	struct poll_rec *r, *next;
-
-	if (!atomic_load_explicit(&recycle_head, memory_order_relaxed))
-		return;
-	r = atomic_exchange_explicit(&recycle_head, NULL, memory_order_acquire);
-	for (; r; r = next) {
-		next = r->rnext;
-		aioreap_rec_free(r);
-	}
-}
-
-static void recycle_push(struct poll_rec *r)
-{
-	struct poll_rec *old = atomic_load_explicit(&recycle_head,
-						    memory_order_relaxed);
-
-	/* Release: the record's link is visible to whoever takes it. */
-	do
-		r->rnext = old;
-	while (!atomic_compare_exchange_weak_explicit(
-		&recycle_head, &old, r, memory_order_release,
-		memory_order_relaxed));
-}
-
-void aioreap_rec_rearm_all(void)
-{
-	unsigned c, i, n = atomic_load_explicit(&nchunks, memory_order_relaxed);
-
-	for (c = 0; c < n && live; c++)
-		for (i = 0; i < CHUNK_RECS; i++)
-			if (rec_state(&chunks[c][i]) == REC_ARMED)
-				aioreap_helper_rearm(&chunks[c][i]);
-}
 
 /* Free every record of ctx (a context being destroyed, or an address the
  * kernel gave out again, so the old context is gone).  Under aioreap_pe_lock. */
 static void forget_locked(io_context_t ctx)
 {
-	unsigned c, i, n = atomic_load_explicit(&nchunks, memory_order_relaxed);
+	struct poll_rec *r;
+	unsigned pos = 0;
 
-	if (!live)
+	if (!aioreap_rec_live())
 		return;
 	aioreap_helper_check();
 	aioreap_helper_forget_ctx(ctx);
-	for (c = 0; c < n && live; c++)
-		for (i = 0; i < CHUNK_RECS; i++) {
-			struct poll_rec *r = &chunks[c][i];
-			unsigned st = rec_state(r);
+	while ((r = aioreap_rec_each(&pos))) {
+		unsigned st = rec_state(r);
 
-			if (r->ctx != ctx || st == REC_FREE || st == REC_CLAIMED)
-				continue;
-			/* A reaper may claim a DELIVERED one meanwhile: then
-			 * it is the reaper's to hand back. */
-			if (st == REC_DELIVERED &&
-			    !rec_move(r, REC_DELIVERED, REC_FIRED))
-				continue;
-			aioreap_rec_free(r);
-		}
+		if (r->ctx != ctx || st == REC_CLAIMED)
+			continue;
+		/* A reaper may claim a DELIVERED one meanwhile: then it is
+		 * the reaper's to hand back. */
+		if (st == REC_DELIVERED && !rec_move(r, REC_DELIVERED, REC_FIRED))
+			continue;
+		aioreap_rec_free(r);
+	}
 }
 
 /* --- fork ------------------------------------------------------------ */
@@ -336,17 +152,13 @@ static void fork_parent(void)
  * Claimed records too: the reapers that claimed them are not here. */
 static void fork_child(void)
 {
-	unsigned c, i, n = atomic_load_explicit(&nchunks, memory_order_relaxed);
+	struct poll_rec *r;
+	unsigned pos = 0;
 
 	aioreap_helper_reset_in_child();	/* first: disarm must not touch epoll */
-	atomic_store_explicit(&recycle_head, NULL, memory_order_relaxed);
-	for (c = 0; c < n; c++)
-		for (i = 0; i < CHUNK_RECS; i++) {
-			struct poll_rec *r = &chunks[c][i];
-
-			if (rec_state(r) != REC_FREE)
-				aioreap_rec_free(r);
-		}
+	aioreap_rec_recycle_forget();
+	while ((r = aioreap_rec_each(&pos)))
+		aioreap_rec_free(r);
 	aioreap_pe_leave(&fork_mask);
 }
 
@@ -626,7 +438,7 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, int ctx_known_ok)
 		ret = -EINVAL;
 	if (ret == 0)
 		ret = aioreap_helper_ensure();
-	r = ret < 0 ? NULL : rec_alloc();
+	r = ret < 0 ? NULL : aioreap_rec_alloc();
 	if (!r) {
 		aioreap_pe_leave(&old);
 		ret = ret < 0 ? ret : -EAGAIN;
@@ -641,7 +453,7 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, int ctx_known_ok)
 	r->resfd = resfd;
 	if (resfd >= 0)
 		aioreap_fd_identify_eventfd(resfd, &r->resfd_id);
-	hash_insert(r);
+	aioreap_rec_hash_insert(r);
 
 	r->res = (unsigned short)pfd.revents &
 		 (r->events | POLLERR | POLLHUP | POLLNVAL);
@@ -810,7 +622,7 @@ long aioreap_poll_emul_translate(struct io_event *ev, long n)
 			continue;
 		}
 		memcpy(&token, &ev[i], sizeof(token));	/* the kernel's u64 */
-		r = rec_at(token);
+		r = aioreap_rec_at(token);
 		want = (token & ~(uint64_t)UINT32_MAX) | REC_DELIVERED;
 		/* Acquire: pairs with the release that made it DELIVERED,
 		 * so the fields read below are the helper's. */
@@ -823,7 +635,7 @@ long aioreap_poll_emul_translate(struct io_event *ev, long n)
 			ev[out].res = r->res;
 			ev[out].res2 = 0;
 			out++;
-			recycle_push(r);
+			aioreap_rec_recycle_push(r);
 		}
 		/* Otherwise the context was destroyed while this thread was
 		 * reaping it, and the poll went with it: the event is dropped,
@@ -841,7 +653,7 @@ int aioreap_poll_emul_cancel(io_context_t ctx, struct iocb *iocb, int *ret)
 	if (obviously_bad_pointer(iocb))
 		return 0;
 	aioreap_pe_enter(&old);
-	for (r = hash[hash_of(iocb)]; r; r = r->hnext) {
+	for (r = aioreap_rec_hash_first(iocb); r; r = r->hnext) {
 		if (r->user != iocb || r->ctx != ctx)
 			continue;
 		found = r;

@@ -34,6 +34,62 @@
 /* Doorbells rung in one io_submit. */
 #define BELL_BATCH	64
 
+pthread_mutex_t aioreap_pe_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* --- the lock ---------------------------------------------------------- */
+
+void aioreap_pe_enter(sigset_t *old)
+{
+	sigset_t all;
+
+	/* pthread_sigmask leaves the C library's internal signals alone and
+	 * is async-signal-safe; it returns an error number, never errno. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, old);
+	pthread_mutex_lock(&aioreap_pe_lock);
+	aioreap_rec_recycle();
+}
+
+void aioreap_pe_leave(const sigset_t *old)
+{
+	pthread_mutex_unlock(&aioreap_pe_lock);
+	pthread_sigmask(SIG_SETMASK, old, NULL);
+}
+
+/* --- records: the parts that touch the epoll set --------------------- */
+
+void aioreap_rec_free(struct poll_rec *r)
+{
+	aioreap_helper_disarm(r);
+	if (r->resfd >= 0) {
+		if (aioreap_fd_is(r->resfd, &r->resfd_id))
+			sys_close(r->resfd);
+		r->resfd = -1;
+	}
+	aioreap_rec_release(r);
+}
+
+/* Free what reapers claimed. */
+void aioreap_rec_recycle(void)
+{
+	struct poll_rec *r, *next;
+
+	for (r = aioreap_rec_recycle_take(); r; r = next) {
+		next = r->rnext;
+		aioreap_rec_free(r);
+	}
+}
+
+void aioreap_rec_rearm_all(void)
+{
+	struct poll_rec *r;
+	unsigned pos = 0;
+
+	while ((r = aioreap_rec_each(&pos)))
+		if (rec_state(r) == REC_ARMED)
+			aioreap_helper_rearm(r);
+}
+
 static int epfd = -1;		/* the process-wide epoll set */
 static int wake_rd = -1;	/* pipe in that set: "look again" */
 static int wake_wr = -1;

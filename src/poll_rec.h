@@ -94,15 +94,38 @@ extern pthread_mutex_t aioreap_pe_lock;
 
 /* Take aioreap_pe_lock with every signal blocked (the old mask saved in *old),
  * then recycle what reapers handed back; aioreap_pe_leave undoes both. */
-void aioreap_pe_enter(sigset_t *old);
+void aioreap_pe_enter(sigset_t *old);	/* poll_helper.c */
 void aioreap_pe_leave(const sigset_t *old);
 
-/* Records (poll_emul.c); all under aioreap_pe_lock. */
-uint64_t aioreap_rec_token(const struct poll_rec *r);
+/* The record store (poll_rec.c): under aioreap_pe_lock unless said. */
+uint64_t aioreap_rec_token(const struct poll_rec *r);	/* no lock */
+/* The record a token names, whatever its state, or NULL (no lock). */
+struct poll_rec *aioreap_rec_at(uint64_t token);
+/* The record a token names if it is still that poll, else NULL. */
 struct poll_rec *aioreap_rec_by_token(uint64_t token);
+/* A record of a new generation, still FREE, or NULL when out of memory;
+ * aioreap_rec_hash_insert it once its iocb is set. */
+struct poll_rec *aioreap_rec_alloc(void);
+void aioreap_rec_hash_insert(struct poll_rec *r);
+/* The first record in iocb's hash chain (follow hnext). */
+struct poll_rec *aioreap_rec_hash_first(const struct iocb *cb);
+/* Back to the free list (its descriptors are the caller's business). */
+void aioreap_rec_release(struct poll_rec *r);
+/* Records not free, and each of them in turn: start *pos at 0; NULL at
+ * the end.  The one returned may be released before the next call. */
+unsigned long aioreap_rec_live(void);
+struct poll_rec *aioreap_rec_each(unsigned *pos);
+/* Records reapers claimed: push (any thread, no lock), take them all, or
+ * forget them (a fork child, whose claimers are not there). */
+void aioreap_rec_recycle_push(struct poll_rec *r);
+struct poll_rec *aioreap_rec_recycle_take(void);
+void aioreap_rec_recycle_forget(void);
+
+/* Records with their descriptors (poll_helper.c), under aioreap_pe_lock:
+ * free one (out of the epoll set, our duplicates closed), free what
+ * reapers claimed, re-arm every ARMED one in a new epoll set. */
 void aioreap_rec_free(struct poll_rec *r);
 void aioreap_rec_recycle(void);
-/* Re-arm every ARMED record in a new epoll set (aioreap_helper_rearm each). */
 void aioreap_rec_rearm_all(void);
 
 /* Descriptor identity (poll_helper.c, no lock needed). */

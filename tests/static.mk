@@ -4,3 +4,8 @@
 static_tests = tests/static-names.sh tests/static-link.sh
 TESTS += $(static_tests)
 EXTRA_DIST += $(static_tests)
+
+# tests: the library's files call one another one way (no circle of calls
+# between src/*.c), read from the objects libtool built.
+TESTS += tests/src-layering.sh
+EXTRA_DIST += tests/src-layering.sh
