@@ -150,7 +150,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	atomic_init(&e.state, ST_EXCL);	/* as if the reap lock were held */
 	e.nr = cached_nr;
 
-	ret = ring_reap(&e, ev, max);
+	if (!ring_reap(&e, ev, max, &ret))
+		ret = -1;	/* the model's name for an untrusted ring */
 
 	head = atomic_load(&model->head);
 	tail = atomic_load(&model->tail);

@@ -163,11 +163,11 @@ int aioreap_getevents_core(io_context_t ctx, long min_nr, long nr,
 		e = aioreap_registry_lookup(ctx);
 		track = !(features_disabled() & DISABLE_RING);
 		if (e && reap_excl_try(e, (uintptr_t)ctx)) {
-			got = ring_reap(e, ev, nr);
+			bool trusted = ring_reap(e, ev, nr, &got);
+
 			reap_excl_release(e);
-			if (unlikely(got < 0)) {
-				got = 0;	/* untrusted ring: ask the kernel */
-			} else {
+			/* An untrusted ring reaped nothing: ask the kernel. */
+			if (likely(trusted)) {
 				if (got)
 					got = after_reap(ev, got, 1);
 				/* With a mask and nothing reaped, let the kernel
@@ -230,8 +230,8 @@ static inline int reaps_need_core(void)
 
 /*
  * io_getevents' fast path, with no call in it but tail calls, so that the
- * common case keeps nothing on the stack but a few saved registers (five
- * on x86-64 with GCC 12), where a call would cost a frame and six.  The
+ * common case keeps nothing on the stack but a few saved registers, where
+ * a call would cost a frame (tests/fastpath-frame.sh checks it).  The
  * common case: arguments the kernel would accept, no signal mask, a
  * context in its home registry slot whose lock is free, at least min_nr
  * events already in the ring, and neither poll emulation nor valgrind to
@@ -246,7 +246,6 @@ fast_getevents(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 {
 	struct ctx_entry *e;
 	struct ring_pos p;
-	long n;
 
 	/* The flags first as well: once set they stay set, and taking the
 	 * lock only to give it back would double every reap's locking
@@ -256,21 +255,22 @@ fast_getevents(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 		     (ts && obviously_bad_pointer(ts)) || reaps_need_core()))
 		goto slow;
 	e = registry_home(ctx);
-	if (unlikely(!e) || unlikely(reap_excl_try_once(e, (uintptr_t)ctx) <= 0))
+	if (unlikely(!e) ||
+	    unlikely(reap_excl_try_once(e, (uintptr_t)ctx) != EXCL_TAKEN))
 		goto slow;
-	n = ring_peek(e, nr, &p);
-	if (unlikely(n < min_nr) || unlikely(reaps_need_core())) {
+	if (unlikely(!ring_peek(e, nr, &p)) || unlikely((long)p.n < min_nr) ||
+	    unlikely(reaps_need_core())) {
 		reap_excl_release(e);
 		goto slow;
 	}
-	if (n > 1)
+	if (p.n > 1)
 		return take_many(e, p.r, p.nr, p.head, p.n, ev);
-	if (n == 1) {
+	if (p.n == 1) {
 		ev[0] = p.r->events[p.head];
 		ring_publish(&p);
 	}
 	reap_excl_release(e);
-	return (int)n;
+	return (int)p.n;
 slow:
 	if (pget)
 		return pgetevents_slow(ctx, min_nr, nr, ev, ts, NULL);

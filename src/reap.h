@@ -20,6 +20,7 @@
 #ifndef LIBAIO_REAP_H
 #define LIBAIO_REAP_H
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "compiler.h"
@@ -33,10 +34,10 @@ struct ring_pos {
 	size_t n;		/* how many to take */
 };
 
-/* Returns how many events a reap of at most max would take (also in
- * p->n), or -1 when the ring's header or indexes cannot be trusted and
- * the kernel must answer instead. */
-static inline __attribute__((always_inline)) long
+/* Fills p with where a reap of at most max would start and how many
+ * events it would take (p->n), and returns true; false when the ring's
+ * header or indexes cannot be trusted and the kernel must answer. */
+static inline __attribute__((always_inline)) bool
 ring_peek(struct ctx_entry *e, long max, struct ring_pos *p)
 {
 	struct aio_ring *r = (struct aio_ring *)atomic_load_explicit(
@@ -49,17 +50,17 @@ ring_peek(struct ctx_entry *e, long max, struct ring_pos *p)
 	 * means a scribbled ring.  Either way the kernel answers instead. */
 	if (unlikely(r->magic != AIO_RING_MAGIC || r->incompat_features != 0 ||
 		     r->nr != nr))
-		return -1;
+		return false;
 	head = ring_load_head(r);
 	tail = ring_load_tail(r);
 	if (unlikely(head >= nr || tail >= nr))
-		return -1;
+		return false;
 	avail = tail >= head ? tail - head : nr - head + tail;
 	p->r = r;
 	p->nr = nr;
 	p->head = head;
 	p->n = max <= 0 ? 0 : (size_t)max < avail ? (size_t)max : avail;
-	return (long)p->n;
+	return true;
 }
 
 /* At most two runs: up to the end of the ring, then from slot 0. */
@@ -90,20 +91,23 @@ static inline void ring_publish(const struct ring_pos *p)
 	ring_store_head(p->r, (unsigned)head);
 }
 
-/* Caller holds the entry's exclusive reap lock.  Returns the number of
- * events copied into ev (at most max), or -1 when the ring's header or
- * indexes cannot be trusted and the kernel must answer instead. */
-static inline long ring_reap(struct ctx_entry *e, struct io_event *ev,
-			     long max)
+/* Caller holds the entry's exclusive reap lock.  Copies at most max
+ * events into ev, their number in *got, and returns true; false when the
+ * ring's header or indexes cannot be trusted and the kernel must answer. */
+static inline bool ring_reap(struct ctx_entry *e, struct io_event *ev,
+			     long max, long *got)
 {
 	struct ring_pos p;
-	long n = ring_peek(e, max, &p);
 
-	if (n <= 0)
-		return n;
-	ring_copy(&p, ev);
-	ring_publish(&p);
-	return n;
+	*got = 0;
+	if (!ring_peek(e, max, &p))
+		return false;
+	if (p.n) {
+		ring_copy(&p, ev);
+		ring_publish(&p);
+	}
+	*got = (long)p.n;
+	return true;
 }
 
 #endif /* LIBAIO_REAP_H */

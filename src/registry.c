@@ -128,16 +128,16 @@ static void publish_filled(struct ctx_entry *e, uintptr_t key)
  * reapers still counted on it.  Never wait here.  A quiet stale entry is
  * refreshed in place; a busy or dying one is left alone and the new
  * context stays unregistered (the kernel serves it, and its reaps count
- * on the old entry, which keeps the key).  Returns 1 when an entry with
- * the key exists, 0 when the caller must add one.
+ * on the old entry, which keeps the key).  Returns whether an entry with
+ * the key exists (false: the caller must add one).
  */
-static int refresh_stale(uintptr_t key, unsigned nr)
+static bool refresh_stale(uintptr_t key, unsigned nr)
 {
 	struct ctx_entry *e = aioreap_registry_lookup((io_context_t)key);
 	unsigned quiet = 0;
 
 	if (!e)
-		return 0;
+		return false;
 	/* Acquire: the last reaper's ring accesses happen before ours. */
 	if (atomic_compare_exchange_strong_explicit(&e->state, &quiet,
 						    ST_FILLING,
@@ -146,7 +146,7 @@ static int refresh_stale(uintptr_t key, unsigned nr)
 		e->nr = nr;
 		publish_filled(e, key);
 	}
-	return 1;
+	return true;
 }
 
 /*
@@ -211,20 +211,20 @@ void aioreap_registry_add(io_context_t ctx)
  * only for the length of a copy, so wait for it; kernel reapers in flight,
  * a dying context or a slot being filled send the caller to the kernel.
  */
-int aioreap_reap_excl_contended(struct ctx_entry *e, uintptr_t key)
+bool aioreap_reap_excl_contended(struct ctx_entry *e, uintptr_t key)
 {
 	for (;;) {
 		unsigned s = atomic_load_explicit(&e->state, memory_order_relaxed);
 
 		if (s & (ST_DEAD | ST_FILLING | ST_COUNT))
-			return 0;
+			return false;
 		if (s & ST_KONLY) {
 			/* Acquire: pairs with the ghosts' release as they
 			 * leave, so their kernel reaps are over.  No new
 			 * ghost can start for this key: its lookup finds us. */
 			if (atomic_load_explicit(ghosts_of(key),
 						 memory_order_acquire))
-				return 0;
+				return false;
 			atomic_compare_exchange_weak_explicit(
 				&e->state, &s, s & ~ST_KONLY,
 				memory_order_relaxed, memory_order_relaxed);
@@ -238,9 +238,9 @@ int aioreap_reap_excl_contended(struct ctx_entry *e, uintptr_t key)
 			    &e->state, &s, ST_EXCL, memory_order_acquire,
 			    memory_order_relaxed)) {
 			if (atomic_load_explicit(&e->key, memory_order_relaxed) == key)
-				return 1;
+				return true;
 			reap_excl_release(e);
-			return 0;
+			return false;
 		}
 	}
 }

@@ -61,6 +61,7 @@
 #define LIBAIO_REGISTRY_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #ifdef HAVE_SYS_SINGLE_THREADED_H
 # include <sys/single_threaded.h>
@@ -129,7 +130,7 @@ void aioreap_registry_end_destroy(struct ctx_entry *e);
 /* Is ctx registered and not being destroyed? */
 int aioreap_registry_live(io_context_t ctx);
 
-int aioreap_reap_excl_contended(struct ctx_entry *e, uintptr_t key);
+bool aioreap_reap_excl_contended(struct ctx_entry *e, uintptr_t key);
 /* Before a kernel reap of key (e: its entry as last seen, or NULL):
  * returns the entry counted on (pass it to aioreap_reap_shared_exit), or NULL
  * with *ghost set when key has none (then call aioreap_reap_ghost_exit). */
@@ -138,16 +139,22 @@ struct ctx_entry *aioreap_reap_shared_enter(struct ctx_entry *e, uintptr_t key,
 void aioreap_reap_shared_exit(struct ctx_entry *e);
 void aioreap_reap_ghost_exit(uintptr_t key);
 
+/* What one attempt at taking the ring for a user-space reap found. */
+enum excl_try {
+	EXCL_TAKEN,	/* the caller owns it and must call reap_excl_release */
+	EXCL_GONE,	/* the entry no longer belongs to the key */
+	EXCL_BUSY,	/* held, counted on, dying or being filled */
+};
+
 /*
- * One attempt at taking the ring for a user-space reap, never waiting:
- * 1 when the caller owns it (and must call reap_excl_release), 0 when the
- * entry no longer belongs to key, -1 when someone else holds or counts on
- * it, or it is dying or being filled.  The uncontended case is one
+ * One attempt at taking the ring for a user-space reap, never waiting.
+ * The uncontended case is one
  * compare-and-swap (acquire, pairing with the release in reap_excl_release
  * or with the store that filled the slot), or none at all in a
  * single-threaded process.
  */
-static inline int reap_excl_try_once(struct ctx_entry *e, uintptr_t key)
+static inline enum excl_try reap_excl_try_once(struct ctx_entry *e,
+					       uintptr_t key)
 {
 	unsigned expected = 0;
 
@@ -162,7 +169,7 @@ static inline int reap_excl_try_once(struct ctx_entry *e, uintptr_t key)
 	 */
 	if (__libc_single_threaded) {
 		if (atomic_load_explicit(&e->state, memory_order_relaxed) != 0)
-			return -1;
+			return EXCL_BUSY;
 		atomic_store_explicit(&e->state, ST_EXCL, memory_order_relaxed);
 	} else
 #endif
@@ -170,27 +177,27 @@ static inline int reap_excl_try_once(struct ctx_entry *e, uintptr_t key)
 				     &e->state, &expected, ST_EXCL,
 				     memory_order_acquire, memory_order_relaxed),
 			     0))
-		return -1;
+		return EXCL_BUSY;
 
 	/* Relaxed: the acquire above orders it after the key's store. */
 	if (__builtin_expect(atomic_load_explicit(&e->key, memory_order_relaxed) ==
 				     key,
 			     1))
-		return 1;
+		return EXCL_TAKEN;
 	/* We took it from exactly 0 and nobody changes a held word, so 0
 	 * is what it was. */
 	atomic_store_explicit(&e->state, 0, memory_order_release);
-	return 0;
+	return EXCL_GONE;
 }
 
-/* Take the ring, waiting only for another user-space reaper's copy: 1
- * when the caller owns it, 0 when it must reap via the kernel. */
-static inline int reap_excl_try(struct ctx_entry *e, uintptr_t key)
+/* Take the ring, waiting only for another user-space reaper's copy:
+ * true when the caller owns it, false when it must reap via the kernel. */
+static inline bool reap_excl_try(struct ctx_entry *e, uintptr_t key)
 {
-	int got = reap_excl_try_once(e, key);
+	enum excl_try got = reap_excl_try_once(e, key);
 
-	if (__builtin_expect(got >= 0, 1))
-		return got;
+	if (__builtin_expect(got != EXCL_BUSY, 1))
+		return got == EXCL_TAKEN;
 	return aioreap_reap_excl_contended(e, key);
 }
 
