@@ -150,8 +150,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	atomic_init(&e.state, ST_EXCL);	/* as if the reap lock were held */
 	e.nr = cached_nr;
 
-	if (!ring_reap(&e, ev, max, &ret))
+	ret = 12345;	/* an untrusted ring must still report 0 taken */
+	if (!ring_reap(&e, ev, max, &ret)) {
+		CHECK(ret == 0);
 		ret = -1;	/* the model's name for an untrusted ring */
+	}
 
 	head = atomic_load(&model->head);
 	tail = atomic_load(&model->tail);

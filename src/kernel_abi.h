@@ -3,8 +3,10 @@
  * The library's copies of the kernel's AIO structures, all in one place:
  * the completion ring mapped at the context address, the iocb as the
  * kernel reads it, and the extra arguments of io_pgetevents and
- * io_pgetevents_time64.  Each layout is pinned by a static assertion or
- * by tests/test-abi-layout.c against <linux/aio_abi.h>.
+ * io_pgetevents_time64.  The ring header, io_event and the iocb are
+ * pinned by the static assertions below; the two argument structures
+ * follow the kernel's definitions field for field (two pointer-sized
+ * words; two 64-bit words).
  */
 #ifndef LIBAIO_KERNEL_ABI_H
 #define LIBAIO_KERNEL_ABI_H

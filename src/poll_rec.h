@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * Private to the poll emulation (poll_emul.c, poll_helper.c): one record
- * per emulated poll iocb, the process-wide lock, and the helper's calls.
+ * Private to the poll emulation (poll_emul.c, poll_helper.c, poll_rec.c):
+ * one record per emulated poll iocb, the process-wide lock, and the
+ * helper's calls.
  * The design is explained at the top of poll_emul.c.
  */
 #ifndef LIBAIO_POLL_REC_H
