@@ -94,9 +94,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "compiler.h"
 #include "feature_flags.h"
