@@ -366,115 +366,174 @@ static int is_eventfd(int fd)
 }
 
 /*
- * Emulate one poll iocb: check it as the kernel would (same errors, same
- * order), then complete it at once or arm it.  0 or -errno.
+ * Emulating one poll is a row of single-job steps, each a function below,
+ * in the kernel's order so that a bad iocb gets the kernel's error: the
+ * iocb's general checks, taking the descriptors (the kernel's lookups),
+ * the poll's own field checks, a readiness probe, then under
+ * aioreap_pe_lock admitting the poll to a live context and arming it or
+ * completing it at once.
  */
-static int emulate_one(io_context_t ctx, struct iocb *cb, int ctx_known_ok)
+
+/* The checks the kernel makes before it looks up any descriptor. */
+static int check_iocb(const struct kernel_iocb *k)
 {
-	struct kernel_iocb k;
-	struct poll_rec *r;
-	struct pollfd pfd;
-	sigset_t old;
-	int fd, resfd = -1, ret;
+	if (k->aio_reserved2 || (int64_t)k->aio_nbytes < 0)
+		return -EINVAL;
+	return 0;
+}
+
+/* The checks of the poll's own fields, which the kernel makes after the
+ * descriptor lookups. */
+static int check_poll_fields(const struct kernel_iocb *k)
+{
+	if (k->aio_buf > 0xffff || k->aio_offset || k->aio_nbytes ||
+	    k->aio_rw_flags)
+		return -EINVAL;
+	return 0;
+}
+
+/* A duplicate of fd that the kernel would accept for I/O, or -errno:
+ * EBADF for a closed or O_PATH descriptor (the kernel does not look up
+ * O_PATH ones for I/O), or why no duplicate could be made (EMFILE). */
+static int take_fd(int fd)
+{
+	int dup = dup_fd(fd);
 	long fl;
 
-	memcpy(&k, cb, sizeof(k));
-	if (!ctx_known_ok && (ret = ctx_check(ctx)) < 0)
-		return ret;
-	if (k.aio_reserved2 || (int64_t)k.aio_nbytes < 0)
-		return -EINVAL;
-	fd = dup_fd((int)k.aio_fildes);
-	if (fd < 0)
-		return fd == -EINVAL ? -EBADF : fd;
-	/* The kernel does not look up O_PATH descriptors for I/O. */
-	fl = sys_fcntl(fd, F_GETFL, 0);
+	if (dup < 0)
+		return dup == -EINVAL ? -EBADF : dup;
+	fl = sys_fcntl(dup, F_GETFL, 0);
 	if (fl < 0 || (fl & O_PATH)) {
-		ret = -EBADF;
-		goto fail;
+		sys_close(dup);
+		return -EBADF;
 	}
-	if (k.aio_flags & KIOCB_FLAG_RESFD) {
-		resfd = dup_fd((int)k.aio_resfd);
-		if (resfd < 0) {
-			ret = resfd == -EINVAL ? -EBADF : resfd;
-			goto fail;
-		}
-		fl = sys_fcntl(resfd, F_GETFL, 0);
-		if (fl < 0 || (fl & O_PATH)) {
-			ret = -EBADF;
-			goto fail;
-		}
-		if (!is_eventfd(resfd)) {
-			ret = -EINVAL;
-			goto fail;
-		}
-	}
-	cb->key = 0;		/* the kernel stores KIOCB_KEY (0) here */
-	if (k.aio_buf > 0xffff || k.aio_offset || k.aio_nbytes ||
-	    k.aio_rw_flags) {
-		ret = -EINVAL;
-		goto fail;
-	}
+	return dup;
+}
 
-	/* Ready now?  The kernel completes those inside io_submit too. */
-	pfd.fd = fd;
-	pfd.events = (short)k.aio_buf;
-	pfd.revents = 0;
+/* Close what take_fds took (resfd may be -1). */
+static void drop_fds(int fd, int resfd)
+{
+	if (resfd >= 0)
+		sys_close(resfd);
+	sys_close(fd);
+}
+
+/*
+ * Duplicates of the poll's descriptor and, with IOCB_FLAG_RESFD, of its
+ * eventfd, held while the poll is armed as the kernel holds its file
+ * references.  0 with both set, or -errno with nothing held: take_fd's,
+ * or EINVAL for a resfd that is not an eventfd.
+ */
+static int take_fds(const struct kernel_iocb *k, int *fd, int *resfd)
+{
+	int f = take_fd((int)k->aio_fildes), rf = -1;
+
+	if (f < 0)
+		return f;
+	if (k->aio_flags & KIOCB_FLAG_RESFD) {
+		rf = take_fd((int)k->aio_resfd);
+		if (rf >= 0 && !is_eventfd(rf)) {
+			sys_close(rf);
+			rf = -EINVAL;
+		}
+		if (rf < 0) {
+			sys_close(f);
+			return rf;
+		}
+	}
+	*fd = f;
+	*resfd = rf;
+	return 0;
+}
+
+/* The mask a poll of fd for events would report right now (0 if not
+ * ready or if the probe fails: arming then finds out). */
+static unsigned ready_now(int fd, unsigned events)
+{
+	struct pollfd pfd = { .fd = fd, .events = (short)events };
+
 	if (sys_ppoll_now(&pfd, 1) < 0)
-		pfd.revents = 0;
+		return 0;
+	return (unsigned short)pfd.revents & (events | POLLERR | POLLHUP | POLLNVAL);
+}
 
-	pthread_once(&init_once, init);
-	/* Sequentially consistent, before the dying-slot check below: the
-	 * other half of aioreap_poll_emul_destroy_begin's handshake.  It also makes
-	 * io_cancel look here, and it precedes every doorbell. */
-	atomic_store(&aioreap_poll_emul_used, 1);
+/*
+ * A record for the poll, if ctx is alive and no destroy of it has begun
+ * (asked under the lock, so that no destroy can complete between the
+ * kernel's answer and the record's insertion) and the helper runs.  The
+ * record then owns fd and resfd.  NULL and *err set otherwise (the
+ * kernel's or the helper's -errno, or EAGAIN when no record can be had):
+ * the caller still holds both.  Under aioreap_pe_lock.
+ */
+static struct poll_rec *admit_locked(io_context_t ctx, struct iocb *cb,
+				     const struct kernel_iocb *k, int fd,
+				     int resfd, int *err)
+{
+	struct poll_rec *r;
+	int ret = ctx_check(ctx);
 
-	aioreap_pe_enter(&old);
-	/* Under the lock, so that no destroy can complete between the
-	 * kernel's answer and the record's insertion. */
-	ret = ctx_check(ctx);
 	if (ret == 0 && ctx_dying(ctx))
 		ret = -EINVAL;
 	if (ret == 0)
 		ret = aioreap_helper_ensure();
-	r = ret < 0 ? NULL : aioreap_rec_alloc();
+	if (ret < 0) {
+		*err = ret;
+		return NULL;
+	}
+	r = aioreap_rec_alloc();
 	if (!r) {
-		aioreap_pe_leave(&old);
-		ret = ret < 0 ? ret : -EAGAIN;
-		goto fail;
+		*err = -EAGAIN;
+		return NULL;
 	}
 	r->ctx = ctx;
 	r->user = cb;
-	r->user_data = k.aio_data;
-	r->events = (unsigned)k.aio_buf;
+	r->user_data = k->aio_data;
+	r->events = (unsigned)k->aio_buf;
 	r->fd = fd;
 	aioreap_fd_identify(fd, &r->fd_id);
 	r->resfd = resfd;
 	if (resfd >= 0)
 		aioreap_fd_identify_eventfd(resfd, &r->resfd_id);
 	aioreap_rec_hash_insert(r);
+	return r;
+}
 
-	r->res = (unsigned short)pfd.revents &
-		 (r->events | POLLERR | POLLHUP | POLLNVAL);
+/* What io_submit answers when the epoll set refuses fd: the kernel's
+ * answer for a file it cannot poll (EPERM: no poll method; ELOOP: an
+ * epoll set that would watch itself) is EINVAL, and a full set is a
+ * resource limit (EAGAIN). */
+static int arm_error(int err)
+{
+	if (err == -EPERM || err == -ELOOP)
+		return -EINVAL;
+	if (err == -ENOSPC)
+		return -EAGAIN;
+	return err;
+}
+
+/*
+ * Arm r, or complete it now if it is ready (ready: its mask).  0 when the
+ * poll is armed or completed.  -errno when it could be neither: r is
+ * freed and its descriptors are the caller's again.  Under aioreap_pe_lock.
+ */
+static int arm_or_complete(struct poll_rec *r, unsigned ready)
+{
+	int ret;
+
+	r->res = ready;
 	if (!r->res) {
 		rec_set(r, REC_ARMED);
 		ret = aioreap_helper_arm(r);
-		if (ret == 0) {
-			aioreap_pe_leave(&old);
-			return 0;
-		}
+		if (ret == 0)
+			return 0;	/* the helper completes it */
 		/* EPERM: no poll method (regular files, /dev/null); such
 		 * files are always ready for reading and writing. */
 		r->res = r->events & (POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM);
 		if (ret != -EPERM || !r->res) {
-			r->fd = -1;		/* never armed */
-			r->resfd = -1;		/* the caller closes both */
+			r->fd = -1;		/* never armed: the caller */
+			r->resfd = -1;		/* closes both */
 			aioreap_rec_free(r);
-			aioreap_pe_leave(&old);
-			if (ret == -EPERM || ret == -ELOOP)
-				ret = -EINVAL;
-			else if (ret == -ENOSPC)
-				ret = -EAGAIN;
-			goto fail;
+			return arm_error(ret);
 		}
 	}
 	/* Complete at once; fd was never (or is no longer) in the set. */
@@ -482,13 +541,54 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, int ctx_known_ok)
 	sys_close(r->fd);
 	r->fd = -1;
 	aioreap_helper_complete(r);
-	aioreap_pe_leave(&old);
 	return 0;
+}
 
-fail:
-	if (resfd >= 0)
-		sys_close(resfd);
-	sys_close(fd);
+/*
+ * Emulate one poll iocb: 0 once it is armed or completed, or the -errno
+ * the kernel would give for it.  ctx_known_ok: the kernel just accepted
+ * an iocb for ctx, so it need not be asked whether ctx is alive before
+ * the iocb is read.
+ */
+static int emulate_one(io_context_t ctx, struct iocb *cb, int ctx_known_ok)
+{
+	struct kernel_iocb k;
+	struct poll_rec *r;
+	sigset_t old;
+	int fd, resfd, ret;
+	unsigned ready;
+
+	memcpy(&k, cb, sizeof(k));
+	/* Each early exit is the kernel's own answer for this iocb, given
+	 * before it would have taken anything. */
+	if (!ctx_known_ok && (ret = ctx_check(ctx)) < 0)
+		return ret;
+	if ((ret = check_iocb(&k)) < 0)
+		return ret;
+	if ((ret = take_fds(&k, &fd, &resfd)) < 0)
+		return ret;
+	cb->key = 0;		/* the kernel stores KIOCB_KEY (0) here */
+	if ((ret = check_poll_fields(&k)) < 0)
+		goto drop;	/* the kernel drops its references too */
+	/* Ready now?  The kernel completes those inside io_submit too. */
+	ready = ready_now(fd, (unsigned)k.aio_buf);
+
+	pthread_once(&init_once, init);
+	/* Sequentially consistent, before the dying-slot check in
+	 * admit_locked: the other half of aioreap_poll_emul_destroy_begin's
+	 * handshake.  It also makes io_cancel look here, and it precedes
+	 * every doorbell. */
+	atomic_store(&aioreap_poll_emul_used, 1);
+
+	aioreap_pe_enter(&old);
+	r = admit_locked(ctx, cb, &k, fd, resfd, &ret);
+	if (r)
+		ret = arm_or_complete(r, ready);
+	aioreap_pe_leave(&old);
+	if (ret == 0)
+		return 0;	/* the record owns the descriptors now */
+drop:
+	drop_fds(fd, resfd);
 	return ret;
 }
 
@@ -539,9 +639,36 @@ int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 	return (int)done;
 }
 
+/*
+ * Go on at *pos, the entry where the kernel stopped.  err is its answer
+ * for the batch that began there: -EINVAL, or 0 if it stopped without
+ * saying why (then the entry is asked about alone, so an unreadable one
+ * gives EFAULT).  Returns 1 once the entry is submitted, by the kernel or
+ * emulated (a well-formed poll that the kernel refuses with EINVAL is
+ * ours, and emulate_one gives the kernel's own errors for the others);
+ * otherwise the answer that ends the batch at that entry.
+ */
+static long resume_at(io_context_t ctx, struct iocb **pos, long err,
+		      int ctx_known_ok)
+{
+	struct iocb *cb;
+	long ret;
+
+	if (err == 0) {
+		ret = aio_sys_submit(ctx, 1, pos);
+		if (ret != -EINVAL)	/* 1: taken; else what ends the batch */
+			return ret;
+	}
+	cb = *pos;		/* read once, as the kernel reads it */
+	if (!is_poll(cb))
+		return -EINVAL;
+	ret = emulate_one(ctx, cb, ctx_known_ok);
+	return ret < 0 ? ret : 1;
+}
+
 int aioreap_poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios, long done)
 {
-	long err = done < 0 ? done : 0;
+	long err = done < 0 ? done : 0;		/* 0 or -EINVAL: see submit.c */
 
 	if (done < 0)
 		done = 0;
@@ -551,54 +678,28 @@ int aioreap_poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios, long 
 	/*
 	 * Read no entry the kernel has not shown to be readable.  Its EINVAL
 	 * for a whole batch means a bad context (an empty submit tells) or a
-	 * bad first iocb, which it had copied to judge; an entry it stopped
-	 * at without saying why is asked about alone first (an unreadable
-	 * one then gives EFAULT, and we stop there).
+	 * bad first iocb, which it had copied to judge.
 	 */
 	if (err == -EINVAL && aio_sys_submit(ctx, 0, NULL) != 0)
 		return (int)err;
 	for (;;) {
-		struct iocb *cb;
-		long ret;
+		long ret = resume_at(ctx, ios + done, err, done > 0);
 
-		if (err == 0) {
-			ret = aio_sys_submit(ctx, 1, ios + done);
-			if (ret == 1)
-				goto next;
-			if (ret != -EINVAL) {
-				err = ret;
-				break;
-			}
-			err = ret;
-		}
-		cb = ios[done];
-		if (!is_poll(cb))
-			break;
-		/* A poll the kernel refuses with EINVAL: ours if it is
-		 * well-formed (emulate_one gives the kernel's errors). */
-		ret = emulate_one(ctx, cb, done > 0);
-		if (ret < 0) {
-			err = ret;
-			break;
-		}
-next:
+		if (ret != 1)		/* the batch ends at ios[done] */
+			return done ? (int)done : (int)ret;
 		done++;
-		err = 0;
 		if (done == nr)
-			break;
+			return (int)done;
+		/* The rest back to the kernel in one call. */
 		ret = aio_sys_submit(ctx, nr - done, ios + done);
-		if (ret == nr - done)
-			return (int)nr;
-		if (ret < 0 && ret != -EINVAL) {
-			err = ret;
-			break;
-		}
-		if (ret < 0)
-			err = ret;
-		else
+		if (ret < 0 && ret != -EINVAL)
+			return (int)done;	/* its error ends the batch */
+		err = ret < 0 ? ret : 0;
+		if (ret > 0)
 			done += ret;
+		if (done == nr)
+			return (int)done;
 	}
-	return done ? (int)done : (int)err;
 }
 
 /* --- completion, cancel ------------------------------------------------ */
