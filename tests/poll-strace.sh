@@ -8,11 +8,16 @@ command -v strace >/dev/null 2>&1 || { echo "SKIP: strace not installed"; exit 7
 [ -x "$prog" ] || { echo "missing $prog"; exit 99; }
 "${top_builddir:-.}/tests/aio-probe" || exit $?	# skips where AIO answers ENOSYS
 out=$(mktemp "${TMPDIR:-/tmp}/libaio-strace-XXXXXX") || exit 99
-trap 'rm -f "$out"' EXIT
+log=$(mktemp "${TMPDIR:-/tmp}/libaio-strace-log-XXXXXX") || exit 99
+trap 'rm -f "$out" "$log"' EXIT
 
+# The program's own output is kept, and shown when the run fails, so that
+# a failure says which test failed and why.
 run() {
 	env -u LIBAIO_TEST_SECCOMP "$@" strace -f -qq -e trace=io_submit \
-		-e signal=none -o "$out" "$prog" >/dev/null 2>&1
+		-e signal=none -o "$out" "$prog" >"$log" 2>&1 && return 0
+	tail -n 30 "$log"
+	return 1
 }
 
 if ! env -u LIBAIO_DISABLE strace -f -qq -o /dev/null true 2>/dev/null; then
