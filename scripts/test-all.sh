@@ -59,11 +59,12 @@ job_distcheck() {
 
 # The tarball of the build-ci tree (job check) through rpmbuild, or of a
 # fresh configure when that job did not run.
+# %check (the whole test suite, as a Fedora builder runs it) is on.
 job_rpm() {
 	if [ -f "$top/build-ci/Makefile" ]; then
-		bash packaging/build-rpm.sh "$top/build-ci"
+		LIBAIO_RPM_CHECK=1 bash packaging/build-rpm.sh "$top/build-ci"
 	else
-		bash packaging/build-rpm.sh
+		LIBAIO_RPM_CHECK=1 bash packaging/build-rpm.sh
 	fi
 }
 
