@@ -29,7 +29,7 @@
 #    memcheck in tests/test-badinput, whose suppressions are limited to its
 #    own table.  Its cases that would crash valgrind's own aio wrappers
 #    skip themselves under RUNNING_ON_VALGRIND.
-# The suite runs sequentially here, so test-soak's aio-max-nr check runs.
+# The suite runs sequentially here.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-/tmp/build-vg}

@@ -216,6 +216,37 @@ static int seccomp_filter(const long *nrs, int n, unsigned in_list,
 #endif
 }
 
+int test_seccomp_setup_eagain(unsigned nr)
+{
+#ifdef TEST_AUDIT_ARCH
+	/* The low 32 bits of the first argument (nr_events is unsigned). */
+	const unsigned arg0 = offsetof(struct seccomp_data, args[0]) +
+			      (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ ? 4 : 0);
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, TEST_AUDIT_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_io_setup, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, arg0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, nr, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EAGAIN),
+	};
+	struct sock_fprog prog = { (unsigned short)(sizeof(f) / sizeof(f[0])), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0 ? 0 : -1;
+#else
+	(void)nr;
+	return -1;
+#endif
+}
+
 int test_seccomp_errno(const long *nrs, int n, int err)
 {
 	return seccomp_filter(nrs, n, SECCOMP_RET_ERRNO | (err & SECCOMP_RET_DATA),

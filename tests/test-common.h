@@ -45,6 +45,11 @@ int test_seccomp_no_aio(int err);
  * fail with errno err, for the rest of the process (n <= 32). */
 int test_seccomp_errno(const long *nrs, int n, int err);
 
+/* seccomp: io_setup with nr_events == nr answers EAGAIN, as the kernel
+ * does at fs.aio-max-nr; every other call, io_setup of another size
+ * included, goes through.  For the rest of the process. */
+int test_seccomp_setup_eagain(unsigned nr);
+
 /* seccomp: allow only the system calls in nrs[0..n-1] (n <= 32) of this
  * ABI; any other call kills the whole process with SIGSYS.  Filters
  * stack: one installed earlier still applies. */
