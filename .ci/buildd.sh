@@ -73,10 +73,12 @@ else
 fi
 chroot "$root" chown -R builder:builder /home/builder
 
-echo "=== dpkg-buildpackage with the tests on (flavour $flavour), /tmp on tmpfs"
+# parallel=N as Debian's build daemons set it, one job per CPU.
+echo "=== dpkg-buildpackage with the tests on (flavour $flavour), /tmp on tmpfs, parallel=$(nproc)"
 t0=$SECONDS
 rc=0
 ci_in_root "$root" "mount | grep ' /tmp ' ; exec su builder -c 'cd /home/builder/src &&
+	DEB_BUILD_OPTIONS=parallel=$(nproc) \
 	LIBAIO_DEB_KEEP=/home/builder/kept bash packaging/build-deb.sh --check \
 	--flavour $flavour /home/builder/debs' > /home/builder/build.log 2>&1" || rc=$?
 echo "build: exit $rc in $((SECONDS - t0)) s"
