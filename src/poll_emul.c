@@ -53,7 +53,11 @@
  *    wake-up key.  Callers must mask res either way.
  *  - Each armed poll holds a duplicate of its fd (the kernel holds a file
  *    reference too), so the file stays open until the poll completes or
- *    is cancelled.  The emulation also keeps descriptors of its own (an
+ *    is cancelled.  Closing that duplicate drops the record (fcntl)
+ *    locks the program holds on the file, as closing any descriptor of
+ *    it does; the kernel's reference drops none.  So a poll that is
+ *    ready when submitted is probed on the caller's own descriptor and
+ *    never duplicated.  The emulation also keeps descriptors of its own (an
  *    epoll set, a wake-up pipe, a memfd), created on first use,
  *    close-on-exec.
  *  - A program may close descriptors it does not know about (closefrom,
@@ -368,10 +372,10 @@ static int is_eventfd(int fd)
 /*
  * Emulating one poll is a row of single-job steps, each a function below,
  * in the kernel's order so that a bad iocb gets the kernel's error: the
- * iocb's general checks, taking the descriptors (the kernel's lookups),
- * the poll's own field checks, a readiness probe, then under
- * aioreap_pe_lock admitting the poll to a live context and arming it or
- * completing it at once.
+ * iocb's general checks, the descriptor lookups, the poll's own field
+ * checks, a readiness probe (and a duplicate of the descriptor only if
+ * it is not ready), then under aioreap_pe_lock admitting the poll to a
+ * live context and arming it or completing it at once.
  */
 
 /* The checks the kernel makes before it looks up any descriptor. */
@@ -392,56 +396,65 @@ static int check_poll_fields(const struct kernel_iocb *k)
 	return 0;
 }
 
+/* 0 if the kernel would accept fd for I/O, else -EBADF: closed, or
+ * O_PATH (the kernel does not look up O_PATH descriptors for I/O). */
+static int check_fd(int fd)
+{
+	long fl = sys_fcntl(fd, F_GETFL, 0);
+
+	return fl < 0 || (fl & O_PATH) ? -EBADF : 0;
+}
+
 /* A duplicate of fd that the kernel would accept for I/O, or -errno:
- * EBADF for a closed or O_PATH descriptor (the kernel does not look up
- * O_PATH ones for I/O), or why no duplicate could be made (EMFILE). */
+ * check_fd's, or why no duplicate could be made (EMFILE). */
 static int take_fd(int fd)
 {
 	int dup = dup_fd(fd);
-	long fl;
 
 	if (dup < 0)
 		return dup == -EINVAL ? -EBADF : dup;
-	fl = sys_fcntl(dup, F_GETFL, 0);
-	if (fl < 0 || (fl & O_PATH)) {
+	if (check_fd(dup) < 0) {
 		sys_close(dup);
 		return -EBADF;
 	}
 	return dup;
 }
 
-/* Close what take_fds took (resfd may be -1). */
+/* Close what emulate_one took (either may be -1). */
 static void drop_fds(int fd, int resfd)
 {
 	if (resfd >= 0)
 		sys_close(resfd);
-	sys_close(fd);
+	if (fd >= 0)
+		sys_close(fd);
 }
 
 /*
- * Duplicates of the poll's descriptor and, with IOCB_FLAG_RESFD, of its
- * eventfd, held while the poll is armed as the kernel holds its file
- * references.  0 with both set, or -errno with nothing held: take_fd's,
- * or EINVAL for a resfd that is not an eventfd.
+ * The kernel's descriptor lookups: the poll's descriptor is checked, and
+ * with IOCB_FLAG_RESFD a duplicate of the eventfd is taken, held while
+ * the poll is pending as the kernel holds its reference.  0 with *resfd
+ * set (-1 without the flag), or -errno with nothing held: check_fd's,
+ * take_fd's, or EINVAL for a resfd that is not an eventfd.
+ *
+ * The poll's own descriptor is duplicated only to arm it (see
+ * emulate_one): closing a duplicate later drops every record lock the
+ * program holds on the file, which a poll in the kernel never does.
  */
-static int take_fds(const struct kernel_iocb *k, int *fd, int *resfd)
+static int lookup_fds(const struct kernel_iocb *k, int *resfd)
 {
-	int f = take_fd((int)k->aio_fildes), rf = -1;
+	int ret = check_fd((int)k->aio_fildes), rf = -1;
 
-	if (f < 0)
-		return f;
+	if (ret < 0)
+		return ret;
 	if (k->aio_flags & KIOCB_FLAG_RESFD) {
 		rf = take_fd((int)k->aio_resfd);
 		if (rf >= 0 && !is_eventfd(rf)) {
 			sys_close(rf);
 			rf = -EINVAL;
 		}
-		if (rf < 0) {
-			sys_close(f);
+		if (rf < 0)
 			return rf;
-		}
 	}
-	*fd = f;
 	*resfd = rf;
 	return 0;
 }
@@ -461,7 +474,7 @@ static unsigned ready_now(int fd, unsigned events)
  * A record for the poll, if ctx is alive and no destroy of it has begun
  * (asked under the lock, so that no destroy can complete between the
  * kernel's answer and the record's insertion) and the helper runs.  The
- * record then owns fd and resfd.  NULL and *err set otherwise (the
+ * record then owns fd and resfd (either may be -1).  NULL and *err set otherwise (the
  * kernel's or the helper's -errno, or EAGAIN when no record can be had):
  * the caller still holds both.  Under aioreap_pe_lock.
  */
@@ -490,7 +503,8 @@ static struct poll_rec *admit_locked(io_context_t ctx, struct iocb *cb,
 	r->user_data = k->aio_data;
 	r->events = (unsigned)k->aio_buf;
 	r->fd = fd;
-	aioreap_fd_identify(fd, &r->fd_id);
+	if (fd >= 0)
+		aioreap_fd_identify(fd, &r->fd_id);
 	r->resfd = resfd;
 	if (resfd >= 0)
 		aioreap_fd_identify_eventfd(resfd, &r->resfd_id);
@@ -536,9 +550,11 @@ static int arm_or_complete(struct poll_rec *r, unsigned ready)
 			return arm_error(ret);
 		}
 	}
-	/* Complete at once; fd was never (or is no longer) in the set. */
+	/* Complete at once; fd (-1 if it was ready: never duplicated) was
+	 * never, or is no longer, in the set. */
 	rec_set(r, REC_FIRED);
-	sys_close(r->fd);
+	if (r->fd >= 0)
+		sys_close(r->fd);
 	r->fd = -1;
 	aioreap_helper_complete(r);
 	return 0;
@@ -555,7 +571,7 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, int ctx_known_ok)
 	struct kernel_iocb k;
 	struct poll_rec *r;
 	sigset_t old;
-	int fd, resfd, ret;
+	int fd = -1, resfd, ret;
 	unsigned ready;
 
 	memcpy(&k, cb, sizeof(k));
@@ -565,13 +581,22 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, int ctx_known_ok)
 		return ret;
 	if ((ret = check_iocb(&k)) < 0)
 		return ret;
-	if ((ret = take_fds(&k, &fd, &resfd)) < 0)
+	if ((ret = lookup_fds(&k, &resfd)) < 0)
 		return ret;
 	cb->key = 0;		/* the kernel stores KIOCB_KEY (0) here */
 	if ((ret = check_poll_fields(&k)) < 0)
 		goto drop;	/* the kernel drops its references too */
-	/* Ready now?  The kernel completes those inside io_submit too. */
-	ready = ready_now(fd, (unsigned)k.aio_buf);
+	/* Ready now?  The kernel completes those inside io_submit too, and
+	 * then no duplicate is made (or closed). */
+	ready = ready_now((int)k.aio_fildes, (unsigned)k.aio_buf);
+	if (ready & POLLNVAL) {
+		ret = -EBADF;	/* closed since check_fd: as if before it */
+		goto drop;
+	}
+	if (!ready && (fd = take_fd((int)k.aio_fildes)) < 0) {
+		ret = fd;	/* closed meanwhile (EBADF), or EMFILE */
+		goto drop;
+	}
 
 	pthread_once(&init_once, init);
 	/* Sequentially consistent, before the dying-slot check in

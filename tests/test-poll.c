@@ -1466,6 +1466,75 @@ START_TEST(fork_right_after_the_helper_starts)
 }
 END_TEST
 
+/* Does another process see a lock on fd's file?  A process never
+ * conflicts with its own record locks, so a child asks. */
+static int locked_for_others(int fd)
+{
+	pid_t pid = fork();
+	int st;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+
+		if (fcntl(fd, F_GETLK, &fl) < 0)
+			_exit(2);
+		_exit(fl.l_type == F_UNLCK ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert(WIFEXITED(st));
+	ck_assert_int_ne(WEXITSTATUS(st), 2);
+	return WEXITSTATUS(st);
+}
+
+/* Lock fd's whole file, poll it for POLLIN (ready now), reap: the lock
+ * must still be there. */
+static void ready_poll_keeps_lock(io_context_t ctx, int fd, uintptr_t tag)
+{
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	struct iocb cb;
+	struct io_event ev;
+
+	ck_assert_int_eq(fcntl(fd, F_SETLK, &fl), 0);
+	ck_assert_int_eq(locked_for_others(fd), 1);
+	prep_poll(&cb, fd, POLLIN, tag);
+	ck_assert_int_eq(submit1(ctx, &cb), 1);
+	ev = wait_one(ctx);
+	check_event(&ev, &cb, tag, POLLIN);
+	ck_assert_msg(locked_for_others(fd) == 1,
+		      "poll %lu dropped the program's record lock",
+		      (unsigned long)tag);
+}
+
+/*
+ * Record (fcntl) locks belong to the process and the file, and closing any
+ * descriptor of the file drops them all.  The kernel's poll holds the
+ * file without a descriptor, so polling never drops a lock.  A poll that
+ * is ready when it is submitted must not either, in every mode: a
+ * regular file and a pty with input waiting, both emulated with
+ * LIBAIO_DISABLE=poll.  (The kernel refuses a pty that is not ready, so
+ * that one is emulated in every mode; a ready one it completes itself.)
+ */
+START_TEST(a_ready_poll_keeps_the_programs_record_locks)
+{
+	io_context_t ctx = new_ctx(8);
+	struct pollfd pfd;
+	int fd = test_tmpfile(4096), m, s;
+
+	ready_poll_keeps_lock(ctx, fd, 70);
+	open_pty(&m, &s);
+	ck_assert_int_eq(write(m, "x", 1), 1);
+	pfd.fd = s;
+	pfd.events = POLLIN;
+	ck_assert_int_eq(poll(&pfd, 1, GUARD_S * 1000), 1);	/* input arrived */
+	ready_poll_keeps_lock(ctx, s, 71);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	close(fd);
+	close(m);
+	close(s);
+}
+END_TEST
+
 /* The library never changes errno. */
 START_TEST(errno_is_kept)
 {
@@ -1512,6 +1581,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, full_ring);
 	tcase_add_test(t, fork_child_starts_afresh);
 	tcase_add_test(t, errno_is_kept);
+	tcase_add_test(t, a_ready_poll_keeps_the_programs_record_locks);
 	tcase_add_test(t, every_descriptor_kind_answers_as_the_kernel);
 	tcase_add_test(t, destroy_racing_submit_leaves_nothing_armed);
 	tcase_add_test(t, signal_handler_polls_while_its_thread_is_in_the_library);
