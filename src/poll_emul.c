@@ -331,6 +331,100 @@ static int is_poll(const struct iocb *cb)
 	return !obviously_bad_pointer(cb) && cb->aio_lio_opcode == IO_CMD_POLL;
 }
 
+/* --- reading the caller's batch (LIBAIO_DISABLE=poll) ------------------ */
+
+/*
+ * With the emulation forced, the library reads the iocb array and the
+ * iocbs before the kernel does, to find the polls, and stores the key of
+ * each poll it serves.  A bad pointer there must get the kernel's -EFAULT,
+ * not a SIGSEGV, so those copies go through process_vm_readv and
+ * process_vm_writev on the calling process, which stop at memory the
+ * kernel could not copy either (a process may always read and write
+ * itself: no ptrace check applies within one thread group).  Where that
+ * call is refused (ENOSYS or EPERM from a seccomp filter that does not
+ * expect it), plain loads and stores are used, which fault on such a
+ * pointer.  When the kernel refuses a poll instead (resume_at below), it
+ * has already read the entry and written its key, so plain ones suffice.
+ */
+#define PEEK_MAX	64	/* entries read per pair of calls */
+
+/* The outcome of a checked copy: all of it, a fault, or no check made. */
+static int vm_copy_result(long got, size_t want)
+{
+	if (got == (long)want)
+		return 0;
+	if (got >= 0 || got == -EFAULT)
+		return -EFAULT;
+	return 1;		/* refused: the caller copies plainly */
+}
+
+/* The iocbs of cbs[0..n) into ks with plain loads, stopping before a
+ * pointer the kernel refuses without looking (NULL, kernel space). */
+static long peek_plainly(struct iocb **cbs, long n, struct kernel_iocb *ks)
+{
+	long i;
+
+	for (i = 0; i < n && !obviously_bad_pointer(cbs[i]); i++)
+		memcpy(&ks[i], cbs[i], sizeof(ks[i]));
+	return i;
+}
+
+/*
+ * Read up to max entries of ios and the iocbs they point to into cbs and
+ * ks, as the kernel would read them.  Returns how many entries were read
+ * whole; fewer than max means the next one is unreadable (its slot or its
+ * iocb), which the kernel answers with EFAULT.
+ */
+static long peek_batch(struct iocb **ios, long max, struct iocb **cbs,
+		       struct kernel_iocb *ks)
+{
+	struct iovec local, remote[PEEK_MAX];
+	long i, n, got;
+	int r;
+
+	if (max > PEEK_MAX)
+		max = PEEK_MAX;
+	local = (struct iovec){ cbs, (size_t)max * sizeof(*cbs) };
+	remote[0] = (struct iovec){ ios, local.iov_len };
+	got = sys_vm_copy(0, &local, 1, remote, 1);
+	r = vm_copy_result(got, local.iov_len);
+	if (r > 0) {
+		memcpy(cbs, ios, local.iov_len);
+		return peek_plainly(cbs, max, ks);
+	}
+	n = r == 0 ? max : got / (long)sizeof(*cbs);
+	if (n <= 0)
+		return 0;
+	for (i = 0; i < n; i++)
+		remote[i] = (struct iovec){ cbs[i], sizeof(ks[i]) };
+	local = (struct iovec){ ks, (size_t)n * sizeof(*ks) };
+	got = sys_vm_copy(0, &local, 1, remote, (unsigned long)n);
+	r = vm_copy_result(got, local.iov_len);
+	if (r > 0)
+		return peek_plainly(cbs, n, ks);
+	return r == 0 ? n : got / (long)sizeof(*ks);
+}
+
+/* The kernel's store of KIOCB_KEY (0) into an iocb it takes: 0, or
+ * -EFAULT where the iocb is not writable.  checked: through the checked
+ * copy (the kernel has not written it yet). */
+static int store_key(struct iocb *cb, int checked)
+{
+	unsigned zero = 0;
+	struct iovec local = { &zero, sizeof(cb->key) };
+	struct iovec remote = { &cb->key, sizeof(cb->key) };
+	int r;
+
+	if (checked) {
+		r = vm_copy_result(sys_vm_copy(1, &local, 1, &remote, 1),
+				   sizeof(cb->key));
+		if (r <= 0)
+			return r;
+	}
+	cb->key = 0;
+	return 0;
+}
+
 /* Is ctx a live context?  The kernel answers io_submit(ctx, 0) with 0 or
  * EINVAL and does nothing else. */
 static int ctx_check(io_context_t ctx)
@@ -560,30 +654,36 @@ static int arm_or_complete(struct poll_rec *r, unsigned ready)
 	return 0;
 }
 
+/* emulate_one's flags. */
+#define CTX_KNOWN_OK	0x1	/* the kernel just accepted an iocb for ctx */
+#define KEY_UNWRITTEN	0x2	/* the kernel has not written cb's key */
+
 /*
- * Emulate one poll iocb: 0 once it is armed or completed, or the -errno
- * the kernel would give for it.  ctx_known_ok: the kernel just accepted
- * an iocb for ctx, so it need not be asked whether ctx is alive before
- * the iocb is read.
+ * Emulate one poll iocb, cb, whose contents the caller read into kin: 0
+ * once it is armed or completed, or the -errno the kernel would give for
+ * it.  With CTX_KNOWN_OK, ctx need not be asked whether it is alive;
+ * with KEY_UNWRITTEN, the key is stored through the checked copy.
  */
-static int emulate_one(io_context_t ctx, struct iocb *cb, int ctx_known_ok)
+static int emulate_one(io_context_t ctx, struct iocb *cb,
+		       const struct kernel_iocb *kin, unsigned how)
 {
-	struct kernel_iocb k;
+	struct kernel_iocb k = *kin;
 	struct poll_rec *r;
 	sigset_t old;
 	int fd = -1, resfd, ret;
 	unsigned ready;
 
-	memcpy(&k, cb, sizeof(k));
 	/* Each early exit is the kernel's own answer for this iocb, given
 	 * before it would have taken anything. */
-	if (!ctx_known_ok && (ret = ctx_check(ctx)) < 0)
+	if (!(how & CTX_KNOWN_OK) && (ret = ctx_check(ctx)) < 0)
 		return ret;
 	if ((ret = check_iocb(&k)) < 0)
 		return ret;
 	if ((ret = lookup_fds(&k, &resfd)) < 0)
 		return ret;
-	cb->key = 0;		/* the kernel stores KIOCB_KEY (0) here */
+	/* The kernel stores KIOCB_KEY (0) here, or answers EFAULT. */
+	if ((ret = store_key(cb, how & KEY_UNWRITTEN)) < 0)
+		goto drop;
 	if ((ret = check_poll_fields(&k)) < 0)
 		goto drop;	/* the kernel drops its references too */
 	/* Ready now?  The kernel completes those inside io_submit too, and
@@ -629,6 +729,8 @@ static long clamp_nr(io_context_t ctx, long nr)
 
 int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 {
+	struct iocb *cbs[PEEK_MAX];
+	struct kernel_iocb ks[PEEK_MAX];
 	long done = 0;
 
 	if (nr <= 0 || obviously_bad_pointer(ios))
@@ -643,23 +745,37 @@ int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 	}
 	nr = clamp_nr(ctx, nr);
 	while (done < nr) {
-		long ret, run = 0;
+		long want = nr - done < PEEK_MAX ? nr - done : PEEK_MAX;
+		long have = peek_batch(ios + done, want, cbs, ks), i = 0;
 
-		if (is_poll(ios[done])) {
-			ret = emulate_one(ctx, ios[done], done > 0);
+		while (i < have) {
+			long ret, run = 0;
+
+			if (ks[i].aio_lio_opcode == IO_CMD_POLL) {
+				ret = emulate_one(ctx, cbs[i], &ks[i],
+						  (done > 0 ? CTX_KNOWN_OK : 0) |
+						  KEY_UNWRITTEN);
+				if (ret < 0)
+					return done ? (int)done : (int)ret;
+				done++;
+				i++;
+				continue;
+			}
+			/* A run of others: the kernel reads them again. */
+			while (i + run < have && ks[i + run].aio_lio_opcode != IO_CMD_POLL)
+				run++;
+			ret = aio_sys_submit(ctx, run, ios + done);
 			if (ret < 0)
 				return done ? (int)done : (int)ret;
-			done++;
-			continue;
+			done += ret;
+			if (ret < run)
+				return (int)done;
+			i += run;
 		}
-		while (done + run < nr && !is_poll(ios[done + run]))
-			run++;
-		ret = aio_sys_submit(ctx, run, ios + done);
-		if (ret < 0)
-			return done ? (int)done : (int)ret;
-		done += ret;
-		if (ret < run)
-			break;
+		/* ios[done] or its iocb is unreadable: the kernel stops
+		 * there too, with EFAULT if it is the first. */
+		if (have < want)
+			return done ? (int)done : -EFAULT;
 	}
 	return (int)done;
 }
@@ -676,6 +792,7 @@ int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 static long resume_at(io_context_t ctx, struct iocb **pos, long err,
 		      int ctx_known_ok)
 {
+	struct kernel_iocb k;
 	struct iocb *cb;
 	long ret;
 
@@ -687,7 +804,8 @@ static long resume_at(io_context_t ctx, struct iocb **pos, long err,
 	cb = *pos;		/* read once, as the kernel reads it */
 	if (!is_poll(cb))
 		return -EINVAL;
-	ret = emulate_one(ctx, cb, ctx_known_ok);
+	memcpy(&k, cb, sizeof(k));
+	ret = emulate_one(ctx, cb, &k, ctx_known_ok ? CTX_KNOWN_OK : 0);
 	return ret < 0 ? ret : 1;
 }
 

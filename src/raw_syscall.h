@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -365,6 +366,20 @@ static inline long sys_epoll_wait(int epfd, void *ev, int max, int ms)
 {
 	return raw_syscall6(SYS_epoll_pwait, epfd, SC_ARG(ev), max, ms, 0,
 			    KERNEL_SIGSET_SIZE);
+}
+
+/* Copy between this process's own addresses as the kernel's copies to
+ * and from user memory do: the bytes copied, which stop short at the
+ * first remote range that is not readable (readv) or writable (writev),
+ * or -EFAULT when the first one is not.  struct iovec is the kernel's
+ * layout too. */
+static inline long sys_vm_copy(int write, const struct iovec *local,
+			       unsigned long nlocal, const struct iovec *remote,
+			       unsigned long nremote)
+{
+	return raw_syscall6(write ? SYS_process_vm_writev : SYS_process_vm_readv,
+			    sys_getpid(), SC_ARG(local), (long)nlocal,
+			    SC_ARG(remote), (long)nremote, 0);
 }
 
 /* ppoll with a zero timeout (a check, never a wait).  Two longs are the

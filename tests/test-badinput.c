@@ -7,7 +7,7 @@
  * cannot drift from what the running kernel says.
  *
  * Pointer kinds: NUL (NULL), LOW (first page), KRN (kernel half), NOA (a
- * PROT_NONE page).  NOA is only given where the library passes the pointer
+ * PROT_NONE page), RDO (a read-only page holding the row's iocb).  NOA is only given where the library passes the pointer
  * on to the kernel without reading it: on a live context the reaper copies
  * events into the caller's array and reads the timeout itself, as the
  * stock libaio does, so a PROT_NONE page there faults in user space (the
@@ -23,8 +23,10 @@
  * limitation, as for rings the program unmaps itself.
  *
  * With the poll emulation forced (LIBAIO_DISABLE=poll), the library reads
- * the iocb array itself to find the polls, so rows with a PROT_NONE array
- * or iocb (NOEMUL) are skipped in that mode.
+ * the iocb array and the iocbs itself to find the polls, and stores the
+ * key of each poll it serves: rows with a PROT_NONE array or iocb, and a
+ * poll iocb in read-only memory (RDO), check that it answers EFAULT there
+ * as the kernel does.
  *
  * Rows marked BUG are library bugs reported but not yet fixed (in files
  * owned elsewhere); they run in a child so that a crash is reported, not
@@ -70,14 +72,14 @@ enum call { GETEV, PGETEV, PMASK, REAP, SUBMIT, CANCEL, DESTROY, SETUP, QINIT,
 	    QRUN, QWAIT, QRELEASE };
 enum ctxk { LIVE, LIVE1, FRGN, FRGN1, DEAD, CNULL, CM1, C1000, CUNMAP,
 	    CKRN, CHEAP, NCTX };
-enum ptrk { OK, NUL, LOW, KRN, NOA };
+enum ptrk { OK, NUL, LOW, KRN, NOA, RDO };
 /* Timeouts: a pointer kind, or one of these values. */
 enum tsk { T_NULL = 16, T_ZERO, T_NEG, T_BIGNS };
 /* What the iocb (SUBMIT) or the cancelled iocb (CANCEL) is. */
 enum iocbk { I_READ, I_OP99, I_OP4, I_OP6, I_FDM1, I_FDCLOSED, I_WRONLY,
 	     I_RSV2, I_RWFLAGS, I_RESFD, I_NEGOFF, I_FSYNCBUF, I_PBIGMASK,
 	     I_PNBYTES, I_PFDM1, I_PPRIFILE, I_PENDING, I_UNSUBMITTED,
-	     I_KEY1 };
+	     I_KEY1, I_POLL };
 
 #define RAW	0x1	/* replay with the raw system call, expect the same */
 #define SIG	0x2	/* waits forever: interrupt with a signal */
@@ -92,7 +94,6 @@ enum iocbk { I_READ, I_OP99, I_OP4, I_OP6, I_FDM1, I_FDCLOSED, I_WRONLY,
 #endif
 
 #define BUG	0x8	/* a known library limitation, documented */
-#define NOEMUL	0x10	/* PROT_NONE that the poll emulation reads itself */
 
 struct row {
 	const char *what;
@@ -112,6 +113,7 @@ struct row {
 #define IOREAP(w, c, n, ev, e)			{ w, REAP, c, 0, n, ev, 0, 0, e, 0 }
 #define IOSUBMIT(w, c, n, ios, io, e, f)	{ w, SUBMIT, c, 0, n, ios, OK, io, e, f }
 #define SUBMITSLOT(w, c, slot, e, f)		{ w, SUBMIT, c, 0, 1, OK, slot, I_READ, e, f }
+#define POLLSLOT(w, c, slot, e, f)		{ w, SUBMIT, c, 0, 1, OK, slot, I_POLL, e, f }
 #define IOCANCEL(w, c, cb, io, res, e, f)	{ w, CANCEL, c, 0, 0, cb, res, io, e, f }
 #define IODESTROY(w, c, e, f)			{ w, DESTROY, c, 0, 0, 0, 0, 0, e, f }
 #define IOSETUP(w, n, ctxp, e, f)		{ w, SETUP, LIVE, n, 0, ctxp, 0, 0, e, f }
@@ -178,10 +180,12 @@ static const struct row rows[] = {
 	IOSUBMIT("ios NULL",                LIVE,   1, NUL, I_READ, -EFAULT, RAW),
 	IOSUBMIT("ios first page",          LIVE,   1, LOW, I_READ, -EFAULT, RAW),
 	IOSUBMIT("ios kernel address",      LIVE,   1, KRN, I_READ, -EFAULT, RAW),
-	IOSUBMIT("ios PROT_NONE",           LIVE,   1, NOA, I_READ, -EFAULT, RAW | NOEMUL),
+	IOSUBMIT("ios PROT_NONE",           LIVE,   1, NOA, I_READ, -EFAULT, RAW),
 	SUBMITSLOT("ios[0] NULL",           LIVE,   NUL, -EFAULT, RAW),
 	SUBMITSLOT("ios[0] kernel address", LIVE,   KRN, -EFAULT, RAW),
-	SUBMITSLOT("ios[0] PROT_NONE",      LIVE,   NOA, -EFAULT, RAW | NOEMUL),
+	SUBMITSLOT("ios[0] PROT_NONE",      LIVE,   NOA, -EFAULT, RAW),
+	POLLSLOT("poll iocb read-only",     LIVE,   RDO, -EFAULT, RAW),
+	SUBMITSLOT("read iocb read-only",   LIVE,   RDO, -EFAULT, RAW),
 	IOSUBMIT("opcode 99",               LIVE,   1, OK, I_OP99, -EINVAL, RAW),
 	IOSUBMIT("opcode 4 (old PREADX)",   LIVE,   1, OK, I_OP4, -EINVAL, RAW),
 	IOSUBMIT("opcode 6 (NOOP)",         LIVE,   1, OK, I_OP6, -EINVAL, RAW),
@@ -261,7 +265,7 @@ static const struct row rows[] = {
 /* ---- the world the rows run in ---------------------------------------- */
 
 static io_context_t ctxs[NCTX];
-static void *noaccess;
+static void *noaccess, *readonly;
 static int file_fd, wronly_fd, pipe_fd[2];
 static unsigned char rbuf[64];
 static struct iocb iocb_a, iocb_pending;
@@ -276,6 +280,11 @@ static void *ptr_of(int kind, void *valid)
 	case LOW: return (void *)(uintptr_t)0x10;
 	case KRN: return KERNEL_ADDR;
 	case NOA: return noaccess;
+	case RDO:	/* a copy of the iocb valid points to */
+		ck_assert_int_eq(mprotect(readonly, 4096, PROT_READ | PROT_WRITE), 0);
+		memcpy(readonly, valid, sizeof(struct iocb));
+		ck_assert_int_eq(mprotect(readonly, 4096, PROT_READ), 0);
+		return readonly;
 	default: return valid;
 	}
 }
@@ -350,6 +359,7 @@ static void prep_iocb(struct iocb *cb, enum iocbk io)
 		break;
 	case I_PFDM1: io_prep_poll(cb, -1, POLLIN); break;
 	case I_PPRIFILE: io_prep_poll(cb, file_fd, POLLPRI); break;
+	case I_POLL: io_prep_poll(cb, pipe_fd[1], POLLOUT); break;
 	case I_KEY1:
 		io_prep_pread(cb, file_fd, rbuf, 1, 0);
 		cb->key = 1;
@@ -539,6 +549,8 @@ static void setup_world(void)
 	signal(SIGBUS, on_crash);
 
 	noaccess = test_bad_pointer();
+	readonly = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(readonly, MAP_FAILED);
 	file_fd = test_tmpfile(8192);
 	wronly_fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	ck_assert_int_ge(wronly_fd, 0);
@@ -577,8 +589,6 @@ START_TEST(table)
 		long got, kernel;
 		int ok;
 
-		if ((r->flags & NOEMUL) && test_mode_disables("poll"))
-			continue;
 		if (r->call == SUBMIT && under_valgrind() &&
 		    (r->b < 0 || ((r->p1 != OK || r->p2 != OK) && r->b > 0))) {
 			skipped_vg++;
