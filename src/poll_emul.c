@@ -99,6 +99,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <string.h>
+#include <sys/epoll.h>
 
 #include "compiler.h"
 #include "feature_flags.h"
@@ -467,8 +468,8 @@ static int is_eventfd(int fd)
  * Emulating one poll is a row of single-job steps, each a function below,
  * in the kernel's order so that a bad iocb gets the kernel's error: the
  * iocb's general checks, the descriptor lookups, the poll's own field
- * checks, a readiness probe (and a duplicate of the descriptor only if
- * it is not ready), then under aioreap_pe_lock admitting the poll to a
+ * checks, a readiness probe (and, only if it is not ready, whether it can
+ * be waited for and a duplicate of the descriptor), then under aioreap_pe_lock admitting the poll to a
  * live context and arming it or completing it at once.
  */
 
@@ -562,6 +563,27 @@ static unsigned ready_now(int fd, unsigned events)
 	if (sys_ppoll_now(&pfd, 1) < 0)
 		return 0;
 	return (unsigned short)pfd.revents & (events | POLLERR | POLLHUP | POLLNVAL);
+}
+
+/*
+ * Can fd be waited for at all?  An epoll set refuses a file with no poll
+ * method (EPERM), whose mask never changes, and the kernel answers a poll
+ * of such a file that is not ready with EINVAL.  Asked of the caller's own
+ * descriptor, in a set made for the question, before any duplicate
+ * exists: closing a duplicate would drop the program's record locks on
+ * the file.  0 when it can be waited for, or when the question cannot be
+ * asked (arming then finds out).
+ */
+static int check_waitable(int fd)
+{
+	struct epoll_event ev = { .events = 0 };
+	long ep = sys_epoll_create1(EPOLL_CLOEXEC), ret;
+
+	if (ep < 0)
+		return 0;
+	ret = sys_epoll_ctl((int)ep, EPOLL_CTL_ADD, fd, &ev);
+	sys_close((int)ep);
+	return ret == -EPERM ? -EINVAL : 0;
 }
 
 /*
@@ -693,6 +715,8 @@ static int emulate_one(io_context_t ctx, struct iocb *cb,
 		ret = -EBADF;	/* closed since check_fd: as if before it */
 		goto drop;
 	}
+	if (!ready && (ret = check_waitable((int)k.aio_fildes)) < 0)
+		goto drop;
 	if (!ready && (fd = take_fd((int)k.aio_fildes)) < 0) {
 		ret = fd;	/* closed meanwhile (EBADF), or EMFILE */
 		goto drop;
