@@ -100,6 +100,7 @@
 #include <poll.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 
 #include "compiler.h"
 #include "feature_flags.h"
@@ -339,12 +340,15 @@ static int is_poll(const struct iocb *cb)
  * iocbs before the kernel does, to find the polls, and stores the key of
  * each poll it serves.  A bad pointer there must get the kernel's -EFAULT,
  * not a SIGSEGV, so those copies go through process_vm_readv and
- * process_vm_writev on the calling process, which stop at memory the
- * kernel could not copy either (a process may always read and write
- * itself: no ptrace check applies within one thread group).  Where that
- * call is refused (ENOSYS or EPERM from a seccomp filter that does not
- * expect it), plain loads and stores are used, which fault on such a
- * pointer.  When the kernel refuses a poll instead (resume_at below), it
+ * process_vm_writev on the calling thread, which fail with EFAULT on
+ * unmapped, PROT_NONE and (for the key) read-only memory, as the kernel's
+ * copies do (a process may always read and write itself: no ptrace check
+ * applies within one thread group).  They go by the mapping's permissions
+ * where the kernel's copy goes by the page tables, so memory mapped
+ * write-only or execute-only, which the kernel reads on x86, gets EFAULT
+ * here; and they do not grow a stack mapping downwards.  Where the call
+ * is refused (ENOSYS or EPERM from a seccomp filter that does not expect
+ * it), plain loads and stores are used, which fault on a bad pointer.  When the kernel refuses a poll instead (resume_at below), it
  * has already read the entry and written its key, so plain ones suffice.
  */
 #define PEEK_MAX	64	/* entries read per pair of calls */
@@ -805,6 +809,23 @@ int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 }
 
 /*
+ * The kernel refused a poll of k's file with EINVAL.  For a well-formed
+ * poll that means a file it cannot wait on through exactly one wait
+ * queue: a tty or pty, or a FIFO open for reading and writing, has two
+ * (one per direction), and the emulation serves those.  Most other files
+ * it refuses never wait at all (many /proc files: their mask never
+ * changes), and epoll would accept them and never report: for any kind
+ * but a character device or a FIFO the kernel's answer stands, as it
+ * would with stock libaio.  An unknown type (no statx) is emulated.
+ */
+static int worth_emulating(const struct kernel_iocb *k)
+{
+	unsigned type = aioreap_fd_type((int)k->aio_fildes);
+
+	return type == 0 || type == S_IFCHR || type == S_IFIFO;
+}
+
+/*
  * Go on at *pos, the entry where the kernel stopped.  err is its answer
  * for the batch that began there: -EINVAL, or 0 if it stopped without
  * saying why (then the entry is asked about alone, so an unreadable one
@@ -829,6 +850,8 @@ static long resume_at(io_context_t ctx, struct iocb **pos, long err,
 	if (!is_poll(cb))
 		return -EINVAL;
 	memcpy(&k, cb, sizeof(k));
+	if (!worth_emulating(&k))
+		return -EINVAL;
 	ret = emulate_one(ctx, cb, &k, ctx_known_ok ? CTX_KNOWN_OK : 0);
 	return ret < 0 ? ret : 1;
 }

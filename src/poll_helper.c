@@ -175,6 +175,7 @@ struct statx_head {
 #define STX_SIZE	256
 #define STX_DEV_OFF	0x88
 #define STX_INO_BIT	0x100u
+#define STX_TYPE_BIT	0x1u
 
 /* An eventfd's id from /proc/self/fdinfo (0 when unknown). */
 static uint64_t eventfd_id(int fd)
@@ -221,6 +222,17 @@ void aioreap_fd_identify(int fd, struct fd_id *id)
 	memcpy(dev, stx + STX_DEV_OFF, sizeof(dev));
 	id->dev = (uint64_t)dev[0] << 32 | dev[1];
 	id->ino = h.ino;
+}
+
+unsigned aioreap_fd_type(int fd)
+{
+	unsigned char stx[STX_SIZE] __attribute__((aligned(8)));
+	struct statx_head h;
+
+	if (sys_statx_fd(fd, STX_TYPE_BIT, stx) < 0)
+		return 0;
+	memcpy(&h, stx, sizeof(h));
+	return (h.mask & STX_TYPE_BIT) ? h.mode & 0170000u : 0;
 }
 
 /* Every eventfd shares one anonymous inode: tell them apart by id. */

@@ -134,6 +134,8 @@ void aioreap_fd_identify(int fd, struct fd_id *id);
 void aioreap_fd_identify_eventfd(int fd, struct fd_id *id);
 /* Does fd still name what id recorded, close-on-exec as we made it? */
 int aioreap_fd_is(int fd, const struct fd_id *id);
+/* fd's file type (the S_IFMT bits of its mode), 0 if it cannot be had. */
+unsigned aioreap_fd_type(int fd);
 
 /* poll_helper.c; all under aioreap_pe_lock unless said otherwise. */
 int aioreap_helper_ensure(void);

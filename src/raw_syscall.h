@@ -368,17 +368,21 @@ static inline long sys_epoll_wait(int epfd, void *ev, int max, int ms)
 			    KERNEL_SIGSET_SIZE);
 }
 
-/* Copy between this process's own addresses as the kernel's copies to
- * and from user memory do: the bytes copied, which stop short at the
- * first remote range that is not readable (readv) or writable (writev),
- * or -EFAULT when the first one is not.  struct iovec is the kernel's
- * layout too. */
+/*
+ * Copy between this process's own addresses with a check, as the kernel's
+ * copies to and from user memory do: the bytes copied, which stop short at
+ * the first remote range that the mapping does not let be read (readv) or
+ * written (writev), or -EFAULT when the first one is not.  The target is
+ * the calling thread's id, not the process id: once the main thread has
+ * exited, the process id names a zombie and the call fails with ESRCH.
+ * struct iovec is the kernel's layout too.
+ */
 static inline long sys_vm_copy(int write, const struct iovec *local,
 			       unsigned long nlocal, const struct iovec *remote,
 			       unsigned long nremote)
 {
 	return raw_syscall6(write ? SYS_process_vm_writev : SYS_process_vm_readv,
-			    sys_getpid(), SC_ARG(local), (long)nlocal,
+			    raw_syscall0(SYS_gettid), SC_ARG(local), (long)nlocal,
 			    SC_ARG(remote), (long)nremote, 0);
 }
 

@@ -877,10 +877,17 @@ static int count_open_fds(void)
  * Every kind of descriptor the test can make: the library's answer must be
  * the kernel's (raw system calls on a second context), both the io_submit
  * result and, when the poll completes inside io_submit, its mask; a poll
- * left pending is cancelled on both sides.  Ptys are the exception: the
- * kernel's aio poll refuses them (EINVAL) and the emulation is the answer.
+ * left pending is cancelled on both sides.  Two exceptions:
+ *  - FD_TWO_QUEUES (ptys, a FIFO open for reading and writing): the
+ *    kernel's aio poll refuses a file that waits on two queues (EINVAL)
+ *    unless it is ready, and the emulation is the answer.
+ *  - FD_NEVER_WAITS (a /proc file whose mask never changes): the kernel
+ *    refuses a poll of it that is not ready (EINVAL), and so does the
+ *    library, except with LIBAIO_DISABLE=poll, where it accepts the poll
+ *    and never completes it (a documented difference: epoll cannot tell
+ *    such a file from one that waits).
  */
-enum { FD_PLAIN, FD_PTY, FD_CLOSED };
+enum { FD_PLAIN, FD_TWO_QUEUES, FD_NEVER_WAITS, FD_CLOSED };
 
 #define RAW_KERNEL_TAG 0x6b726e6cu
 
@@ -935,9 +942,10 @@ START_TEST(every_descriptor_kind_answers_as_the_kernel)
 	io_context_t kctx = NULL, lctx = new_ctx(8);
 	static const short evs[] = { POLLIN, POLLOUT, POLLPRI,
 				     POLLIN | POLLOUT };
-	struct fd_kind k[20];
+	struct fd_kind k[24];
 	int nk = 0, i, j, p[2], sv[2], m, sl, tf, closed, path_dir, path_file;
-	char name[64];
+	int fifo, loadavg;
+	char name[64], fifo_path[4096];
 	sigset_t mask;
 
 	test_hang_guard("every_descriptor_kind_answers_as_the_kernel", 60);
@@ -948,7 +956,13 @@ START_TEST(every_descriptor_kind_answers_as_the_kernel)
 	tf = test_tmpfile(16);
 	path_dir = open(tmpdir(), O_PATH | O_CLOEXEC);
 	path_file = open("/dev/null", O_PATH | O_CLOEXEC);
-	closed = dup(p[0]);
+	snprintf(fifo_path, sizeof(fifo_path), "%s/libaio-fifo-%ld", tmpdir(),
+		 (long)getpid());
+	ck_assert_int_eq(mkfifo(fifo_path, 0600), 0);
+	fifo = open(fifo_path, O_RDWR | O_CLOEXEC);
+	unlink(fifo_path);
+	loadavg = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+	closed = dup(p[0]);	/* last: no later open may take its number */
 	close(closed);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGURG);
@@ -975,8 +989,14 @@ START_TEST(every_descriptor_kind_answers_as_the_kernel)
 	KIND("signalfd", signalfd(-1, &mask, SFD_CLOEXEC), FD_PLAIN);
 	KIND("memfd", memfd_create("poll-kind", MFD_CLOEXEC), FD_PLAIN);
 	KIND("inotify", inotify_init1(IN_CLOEXEC), FD_PLAIN);
-	KIND("pty master", m, FD_PTY);
-	KIND("pty slave", sl, FD_PTY);
+	KIND("pty master", m, FD_TWO_QUEUES);
+	KIND("pty slave", sl, FD_TWO_QUEUES);
+	KIND("FIFO open for reading and writing", fifo, FD_TWO_QUEUES);
+	if (loadavg >= 0)
+		KIND("/proc/loadavg", loadavg, FD_NEVER_WAITS);
+	else
+		fprintf(stderr, "every_descriptor_kind_answers_as_the_kernel: "
+				"no /proc here, /proc/loadavg left out\n");
 	KIND("closed descriptor", closed, FD_CLOSED);
 #undef KIND
 	for (i = 0; i < nk; i++)
@@ -994,9 +1014,19 @@ START_TEST(every_descriptor_kind_answers_as_the_kernel)
 			prep_poll(&lcb, k[i].fd, evs[j], 2);
 			kr = poll_once(kctx, &kcb, 1, &kres);
 			lr = poll_once(lctx, &lcb, 0, &lres);
-			if (k[i].how == FD_PTY && kr != 1) {
-				/* The kernel refuses a pty that is not ready
-				 * (two wait queues); the library emulates. */
+			if (k[i].how == FD_TWO_QUEUES && kr != 1) {
+				/* The kernel refuses a file on two wait
+				 * queues that is not ready; the library
+				 * emulates. */
+				ck_assert_msg(kr == -EINVAL, "%s: kernel %d", name,
+					      kr);
+				ck_assert_msg(lr == 1 && lres < 0,
+					      "%s: library %d, res %ld", name, lr,
+					      lres);
+				continue;
+			}
+			if (k[i].how == FD_NEVER_WAITS && kr != 1 &&
+			    env_disables("poll")) {
 				ck_assert_msg(kr == -EINVAL, "%s: kernel %d", name,
 					      kr);
 				ck_assert_msg(lr == 1 && lres < 0,
@@ -1605,6 +1635,64 @@ START_TEST(polls_work_when_process_vm_calls_are_refused)
 }
 END_TEST
 
+/* The thread left behind by bad_iocb_after_the_main_thread_exits: waits
+ * until the main thread is a zombie, then submits a PROT_NONE iocb. */
+static void *orphan_submits(void *arg)
+{
+	char path[64], st[256];
+	struct iocb *bad = test_bad_pointer();
+	io_context_t ctx = NULL;
+	int i, n, fd;
+
+	(void)arg;
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", (long)getpid());
+	for (i = 0; i < 20000; i++) {	/* up to about 20 s */
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			_exit(77);	/* no /proc: cannot tell */
+		n = (int)read(fd, st, sizeof(st) - 1);
+		close(fd);
+		st[n > 0 ? n : 0] = '\0';
+		if (strstr(st, ") Z ") || strstr(st, ") X "))
+			break;
+		usleep(1000);
+	}
+	if (io_setup(4, &ctx) != 0)
+		_exit(2);
+	_exit(io_submit(ctx, 1, &bad) == -EFAULT ? 0 : 3);
+}
+
+/*
+ * Once the main thread has exited, the process id names a zombie: a
+ * system call aimed at it (process_vm_readv, which the forced emulation
+ * reads the caller's batch with) fails with ESRCH.  A bad iocb pointer
+ * must still get the kernel's EFAULT, in every mode, not a SIGSEGV.
+ */
+START_TEST(bad_iocb_after_the_main_thread_exits_gets_efault)
+{
+	pid_t pid = fork();
+	int st;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, orphan_submits, NULL) != 0)
+			_exit(4);
+		pthread_exit(NULL);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st), "child died of signal %d", WTERMSIG(st));
+	if (WEXITSTATUS(st) == 77) {
+		fprintf(stderr, "bad_iocb_after_the_main_thread_exits_gets_efault: "
+				"skipped: no /proc here\n");
+		return;
+	}
+	ck_assert_msg(WEXITSTATUS(st) == 0, "child failed at step %d",
+		      WEXITSTATUS(st));
+}
+END_TEST
+
 /* The library never changes errno. */
 START_TEST(errno_is_kept)
 {
@@ -1653,6 +1741,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, errno_is_kept);
 	tcase_add_test(t, ready_or_refused_polls_keep_the_programs_record_locks);
 	tcase_add_test(t, polls_work_when_process_vm_calls_are_refused);
+	tcase_add_test(t, bad_iocb_after_the_main_thread_exits_gets_efault);
 	tcase_add_test(t, every_descriptor_kind_answers_as_the_kernel);
 	tcase_add_test(t, destroy_racing_submit_leaves_nothing_armed);
 	tcase_add_test(t, signal_handler_polls_while_its_thread_is_in_the_library);
