@@ -333,81 +333,33 @@ static int is_poll(const struct iocb *cb)
 	return !obviously_bad_pointer(cb) && cb->aio_lio_opcode == IO_CMD_POLL;
 }
 
-/* --- reading the caller's batch (LIBAIO_DISABLE=poll) ------------------ */
+/* --- the caller's memory (LIBAIO_DISABLE=poll) ------------------------ */
 
 /*
  * With the emulation forced, the library reads the iocb array and the
- * iocbs before the kernel does, to find the polls, and stores the key of
- * each poll it serves.  A bad pointer there must get the kernel's -EFAULT,
- * not a SIGSEGV, so those copies go through process_vm_readv and
- * process_vm_writev on the calling thread, which fail with EFAULT on
- * unmapped, PROT_NONE and (for the key) read-only memory, as the kernel's
- * copies do (a process may always read and write itself: no ptrace check
- * applies within one thread group).  They go by the mapping's permissions
- * where the kernel's copy goes by the page tables, so memory mapped
- * write-only or execute-only, which the kernel reads on x86, gets EFAULT
- * here; and they do not grow a stack mapping downwards.  Where the call
- * is refused (ENOSYS or EPERM from a seccomp filter that does not expect
- * it), plain loads and stores are used, which fault on a bad pointer.  When the kernel refuses a poll instead (resume_at below), it
- * has already read the entry and written its key, so plain ones suffice.
+ * iocbs itself, before the kernel does, to find the polls, and stores the
+ * key of each poll it serves.  The reads are plain loads: a checked copy
+ * (process_vm_readv) would add a system call to every batch, polls or
+ * not, which a program under a strict seccomp filter dies of, so an
+ * unreadable entry still faults (a documented difference).  The key
+ * store of a poll, on a path that makes several system calls anyway,
+ * goes through process_vm_writev on the calling thread, which fails with
+ * EFAULT on read-only memory as the kernel's own store does (a process
+ * may always write itself: no ptrace check applies within one thread
+ * group).  Where the call is refused (ENOSYS or EPERM from a seccomp
+ * filter that does not expect it), a plain store is used.
+ * When the kernel refuses a poll instead (resume_at below), it has
+ * already written the key, so a plain store suffices.
  */
-#define PEEK_MAX	64	/* entries read per pair of calls */
 
-/* The outcome of a checked copy: all of it, a fault, or no check made. */
-static int vm_copy_result(long got, size_t want)
+/* The outcome of a checked store: all of it, a fault, or no check made. */
+static int vm_store_result(long got, size_t want)
 {
 	if (got == (long)want)
 		return 0;
 	if (got >= 0 || got == -EFAULT)
 		return -EFAULT;
-	return 1;		/* refused: the caller copies plainly */
-}
-
-/* The iocbs of cbs[0..n) into ks with plain loads, stopping before a
- * pointer the kernel refuses without looking (NULL, kernel space). */
-static long peek_plainly(struct iocb **cbs, long n, struct kernel_iocb *ks)
-{
-	long i;
-
-	for (i = 0; i < n && !obviously_bad_pointer(cbs[i]); i++)
-		memcpy(&ks[i], cbs[i], sizeof(ks[i]));
-	return i;
-}
-
-/*
- * Read up to max entries of ios and the iocbs they point to into cbs and
- * ks, as the kernel would read them.  Returns how many entries were read
- * whole; fewer than max means the next one is unreadable (its slot or its
- * iocb), which the kernel answers with EFAULT.
- */
-static long peek_batch(struct iocb **ios, long max, struct iocb **cbs,
-		       struct kernel_iocb *ks)
-{
-	struct iovec local, remote[PEEK_MAX];
-	long i, n, got;
-	int r;
-
-	if (max > PEEK_MAX)
-		max = PEEK_MAX;
-	local = (struct iovec){ cbs, (size_t)max * sizeof(*cbs) };
-	remote[0] = (struct iovec){ ios, local.iov_len };
-	got = sys_vm_copy(0, &local, 1, remote, 1);
-	r = vm_copy_result(got, local.iov_len);
-	if (r > 0) {
-		memcpy(cbs, ios, local.iov_len);
-		return peek_plainly(cbs, max, ks);
-	}
-	n = r == 0 ? max : got / (long)sizeof(*cbs);
-	if (n <= 0)
-		return 0;
-	for (i = 0; i < n; i++)
-		remote[i] = (struct iovec){ cbs[i], sizeof(ks[i]) };
-	local = (struct iovec){ ks, (size_t)n * sizeof(*ks) };
-	got = sys_vm_copy(0, &local, 1, remote, (unsigned long)n);
-	r = vm_copy_result(got, local.iov_len);
-	if (r > 0)
-		return peek_plainly(cbs, n, ks);
-	return r == 0 ? n : got / (long)sizeof(*ks);
+	return 1;		/* refused: the caller stores plainly */
 }
 
 /* The kernel's store of KIOCB_KEY (0) into an iocb it takes: 0, or
@@ -421,7 +373,7 @@ static int store_key(struct iocb *cb, int checked)
 	int r;
 
 	if (checked) {
-		r = vm_copy_result(sys_vm_copy(1, &local, 1, &remote, 1),
+		r = vm_store_result(sys_vm_write(&local, &remote),
 				   sizeof(cb->key));
 		if (r <= 0)
 			return r;
@@ -757,8 +709,6 @@ static long clamp_nr(io_context_t ctx, long nr)
 
 int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 {
-	struct iocb *cbs[PEEK_MAX];
-	struct kernel_iocb ks[PEEK_MAX];
 	long done = 0;
 
 	if (nr <= 0 || obviously_bad_pointer(ios))
@@ -773,37 +723,29 @@ int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 	}
 	nr = clamp_nr(ctx, nr);
 	while (done < nr) {
-		long want = nr - done < PEEK_MAX ? nr - done : PEEK_MAX;
-		long have = peek_batch(ios + done, want, cbs, ks), i = 0;
+		long ret, run = 0;
 
-		while (i < have) {
-			long ret, run = 0;
+		if (is_poll(ios[done])) {
+			struct iocb *cb = ios[done];
+			struct kernel_iocb k;
 
-			if (ks[i].aio_lio_opcode == IO_CMD_POLL) {
-				ret = emulate_one(ctx, cbs[i], &ks[i],
-						  (done > 0 ? CTX_KNOWN_OK : 0) |
-						  KEY_UNWRITTEN);
-				if (ret < 0)
-					return done ? (int)done : (int)ret;
-				done++;
-				i++;
-				continue;
-			}
-			/* A run of others: the kernel reads them again. */
-			while (i + run < have && ks[i + run].aio_lio_opcode != IO_CMD_POLL)
-				run++;
-			ret = aio_sys_submit(ctx, run, ios + done);
+			memcpy(&k, cb, sizeof(k));
+			ret = emulate_one(ctx, cb, &k,
+					  (done > 0 ? CTX_KNOWN_OK : 0) |
+					  KEY_UNWRITTEN);
 			if (ret < 0)
 				return done ? (int)done : (int)ret;
-			done += ret;
-			if (ret < run)
-				return (int)done;
-			i += run;
+			done++;
+			continue;
 		}
-		/* ios[done] or its iocb is unreadable: the kernel stops
-		 * there too, with EFAULT if it is the first. */
-		if (have < want)
-			return done ? (int)done : -EFAULT;
+		while (done + run < nr && !is_poll(ios[done + run]))
+			run++;
+		ret = aio_sys_submit(ctx, run, ios + done);
+		if (ret < 0)
+			return done ? (int)done : (int)ret;
+		done += ret;
+		if (ret < run)
+			break;
 	}
 	return (int)done;
 }
@@ -816,7 +758,10 @@ int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
  * it refuses never wait at all (many /proc files: their mask never
  * changes), and epoll would accept them and never report: for any kind
  * but a character device or a FIFO the kernel's answer stands, as it
- * would with stock libaio.  An unknown type (no statx) is emulated.
+ * would with stock libaio.  Type 0 (an anonymous inode: eventfd, epoll,
+ * signalfd...; or no statx) is emulated, and so is a character device
+ * that never waits either (a tty whose line discipline has no poll, such
+ * as N_NULL): epoll cannot tell it from one that waits on two queues.
  */
 static int worth_emulating(const struct kernel_iocb *k)
 {

@@ -369,21 +369,18 @@ static inline long sys_epoll_wait(int epfd, void *ev, int max, int ms)
 }
 
 /*
- * Copy between this process's own addresses with a check, as the kernel's
- * copies to and from user memory do: the bytes copied, which stop short at
- * the first remote range that the mapping does not let be read (readv) or
- * written (writev), or -EFAULT when the first one is not.  The target is
- * the calling thread's id, not the process id: once the main thread has
- * exited, the process id names a zombie and the call fails with ESRCH.
- * struct iovec is the kernel's layout too.
+ * Write to this process's own memory with a check, as the kernel's own
+ * stores to user memory do: the bytes written, or -EFAULT where the
+ * mapping at remote is not writable.  The target is the calling thread's
+ * id, not the process id: once the main thread has exited, the process id
+ * names a zombie and the call fails with ESRCH.  struct iovec is the
+ * kernel's layout too.
  */
-static inline long sys_vm_copy(int write, const struct iovec *local,
-			       unsigned long nlocal, const struct iovec *remote,
-			       unsigned long nremote)
+static inline long sys_vm_write(const struct iovec *local,
+				const struct iovec *remote)
 {
-	return raw_syscall6(write ? SYS_process_vm_writev : SYS_process_vm_readv,
-			    raw_syscall0(SYS_gettid), SC_ARG(local), (long)nlocal,
-			    SC_ARG(remote), (long)nremote, 0);
+	return raw_syscall6(SYS_process_vm_writev, raw_syscall0(SYS_gettid),
+			    SC_ARG(local), 1, SC_ARG(remote), 1, 0);
 }
 
 /* ppoll with a zero timeout (a check, never a wait).  Two longs are the

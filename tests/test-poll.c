@@ -1609,11 +1609,10 @@ static int refused_vm_calls_child(void)
 }
 
 /*
- * With LIBAIO_DISABLE=poll the library reads the caller's iocbs through
- * process_vm_readv and stores poll keys through process_vm_writev (so
- * that a bad pointer gets EFAULT, not SIGSEGV).  A seccomp filter that
- * refuses those calls must cost nothing but that: polls and reads in one
- * batch still work, with plain loads and stores.
+ * With LIBAIO_DISABLE=poll the library stores poll keys through
+ * process_vm_writev (so that a read-only iocb gets EFAULT, not SIGSEGV).
+ * A seccomp filter that refuses those calls must cost nothing but that:
+ * polls and reads in one batch still work, with plain stores.
  */
 START_TEST(polls_work_when_process_vm_calls_are_refused)
 {
@@ -1635,14 +1634,15 @@ START_TEST(polls_work_when_process_vm_calls_are_refused)
 }
 END_TEST
 
-/* The thread left behind by bad_iocb_after_the_main_thread_exits: waits
- * until the main thread is a zombie, then submits a PROT_NONE iocb. */
+/* The thread left behind by read_only_poll_after_the_main_thread_exits:
+ * waits until the main thread is a zombie, then submits a poll iocb that
+ * lies in read-only memory. */
 static void *orphan_submits(void *arg)
 {
 	char path[64], st[256];
-	struct iocb *bad = test_bad_pointer();
+	struct iocb *ro;
 	io_context_t ctx = NULL;
-	int i, n, fd;
+	int i, n, fd, p[2];
 
 	(void)arg;
 	snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", (long)getpid());
@@ -1657,18 +1657,24 @@ static void *orphan_submits(void *arg)
 			break;
 		usleep(1000);
 	}
-	if (io_setup(4, &ctx) != 0)
+	ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ro == MAP_FAILED || pipe(p) != 0 || io_setup(4, &ctx) != 0)
 		_exit(2);
-	_exit(io_submit(ctx, 1, &bad) == -EFAULT ? 0 : 3);
+	io_prep_poll(ro, p[1], POLLOUT);
+	if (mprotect(ro, 4096, PROT_READ) != 0)
+		_exit(2);
+	_exit(io_submit(ctx, 1, &ro) == -EFAULT ? 0 : 3);
 }
 
 /*
  * Once the main thread has exited, the process id names a zombie: a
- * system call aimed at it (process_vm_readv, which the forced emulation
- * reads the caller's batch with) fails with ESRCH.  A bad iocb pointer
- * must still get the kernel's EFAULT, in every mode, not a SIGSEGV.
+ * system call aimed at it (process_vm_writev, which the forced emulation
+ * stores a poll's key with) fails with ESRCH.  A poll iocb in read-only
+ * memory must still get the kernel's EFAULT, in every mode, not a
+ * SIGSEGV.
  */
-START_TEST(bad_iocb_after_the_main_thread_exits_gets_efault)
+START_TEST(read_only_poll_after_the_main_thread_exits_gets_efault)
 {
 	pid_t pid = fork();
 	int st;
@@ -1684,7 +1690,7 @@ START_TEST(bad_iocb_after_the_main_thread_exits_gets_efault)
 	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
 	ck_assert_msg(WIFEXITED(st), "child died of signal %d", WTERMSIG(st));
 	if (WEXITSTATUS(st) == 77) {
-		fprintf(stderr, "bad_iocb_after_the_main_thread_exits_gets_efault: "
+		fprintf(stderr, "read_only_poll_after_the_main_thread_exits_gets_efault: "
 				"skipped: no /proc here\n");
 		return;
 	}
@@ -1741,7 +1747,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, errno_is_kept);
 	tcase_add_test(t, ready_or_refused_polls_keep_the_programs_record_locks);
 	tcase_add_test(t, polls_work_when_process_vm_calls_are_refused);
-	tcase_add_test(t, bad_iocb_after_the_main_thread_exits_gets_efault);
+	tcase_add_test(t, read_only_poll_after_the_main_thread_exits_gets_efault);
 	tcase_add_test(t, every_descriptor_kind_answers_as_the_kernel);
 	tcase_add_test(t, destroy_racing_submit_leaves_nothing_armed);
 	tcase_add_test(t, signal_handler_polls_while_its_thread_is_in_the_library);
