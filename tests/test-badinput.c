@@ -281,13 +281,17 @@ static void *ptr_of(int kind, void *valid)
 	case LOW: return (void *)(uintptr_t)0x10;
 	case KRN: return KERNEL_ADDR;
 	case NOA: return noaccess;
-	case RDO:	/* a copy of the iocb valid points to */
-		ck_assert_int_eq(mprotect(readonly, 4096, PROT_READ | PROT_WRITE), 0);
-		memcpy(readonly, valid, sizeof(struct iocb));
-		ck_assert_int_eq(mprotect(readonly, 4096, PROT_READ), 0);
-		return readonly;
+	case RDO: return readonly;	/* filled by set_readonly_iocb */
 	default: return valid;
 	}
+}
+
+/* The read-only page (RDO) holds a copy of cb. */
+static void set_readonly_iocb(const struct iocb *cb)
+{
+	ck_assert_int_eq(mprotect(readonly, 4096, PROT_READ | PROT_WRITE), 0);
+	memcpy(readonly, cb, sizeof(*cb));
+	ck_assert_int_eq(mprotect(readonly, 4096, PROT_READ), 0);
 }
 
 static void drain(io_context_t ctx)
@@ -419,6 +423,8 @@ static long run_row(const struct row *r, int raw)
 		struct iocb **ios;
 
 		prep_iocb(&iocb_a, r->io);
+		if (r->p2 == RDO)
+			set_readonly_iocb(&iocb_a);
 		slots[0] = ptr_of(r->p2, &iocb_a);
 		slots[1] = NULL;
 		ios = ptr_of(r->p1, slots);
