@@ -1676,9 +1676,18 @@ static void *orphan_submits(void *arg)
  */
 START_TEST(read_only_poll_after_the_main_thread_exits_gets_efault)
 {
-	pid_t pid = fork();
+	pid_t pid;
 	int st;
 
+	if (test_under_valgrind()) {
+		/* The main thread's stack goes with pthread_exit, and with it
+		 * the only pointers to the test framework's allocations:
+		 * memcheck would count them as leaks of the child. */
+		fprintf(stderr, "read_only_poll_after_the_main_thread_exits_"
+				"gets_efault: skipped under valgrind\n");
+		return;
+	}
+	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		pthread_t t;
