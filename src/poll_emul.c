@@ -57,8 +57,8 @@
  *    locks the program holds on the file, as closing any descriptor of
  *    it does; the kernel's reference drops none.  So a poll that is
  *    ready when submitted is probed on the caller's own descriptor and
- *    never duplicated.  The emulation also keeps descriptors of its own (an
- *    epoll set, a wake-up pipe, a memfd), created on first use,
+ *    never duplicated.  The emulation also keeps descriptors of its own
+ *    (an epoll set, a wake-up pipe, a memfd), created on first use,
  *    close-on-exec.
  *  - A program may close descriptors it does not know about (closefrom,
  *    close_range) and reuse the numbers.  Before each use the library
@@ -425,8 +425,9 @@ static int is_eventfd(int fd)
  * in the kernel's order so that a bad iocb gets the kernel's error: the
  * iocb's general checks, the descriptor lookups, the poll's own field
  * checks, a readiness probe (and, only if it is not ready, whether it can
- * be waited for and a duplicate of the descriptor), then under aioreap_pe_lock admitting the poll to a
- * live context and arming it or completing it at once.
+ * be waited for and a duplicate of the descriptor), then under
+ * aioreap_pe_lock admitting the poll to a live context and arming it or
+ * completing it at once.
  */
 
 /* The checks the kernel makes before it looks up any descriptor. */
@@ -546,9 +547,9 @@ static int check_waitable(int fd)
  * A record for the poll, if ctx is alive and no destroy of it has begun
  * (asked under the lock, so that no destroy can complete between the
  * kernel's answer and the record's insertion) and the helper runs.  The
- * record then owns fd and resfd (either may be -1).  NULL and *err set otherwise (the
- * kernel's or the helper's -errno, or EAGAIN when no record can be had):
- * the caller still holds both.  Under aioreap_pe_lock.
+ * record then owns fd and resfd (either may be -1).  NULL and *err set
+ * otherwise (the kernel's or the helper's -errno, or EAGAIN when no
+ * record can be had): the caller still holds both.  Under aioreap_pe_lock.
  */
 static struct poll_rec *admit_locked(io_context_t ctx, struct iocb *cb,
 				     const struct kernel_iocb *k, int fd,
@@ -637,20 +638,20 @@ static int arm_or_complete(struct poll_rec *r, unsigned ready)
 #define KEY_UNWRITTEN	0x2	/* the kernel has not written cb's key */
 
 /*
- * Emulate one poll iocb, cb, whose contents the caller read into kin: 0
- * once it is armed or completed, or the -errno the kernel would give for
- * it.  With CTX_KNOWN_OK, ctx need not be asked whether it is alive;
- * with KEY_UNWRITTEN, the key is stored through the checked copy.
+ * Emulate one poll iocb: 0 once it is armed or completed, or the -errno
+ * the kernel would give for it.  With CTX_KNOWN_OK, ctx need not be asked
+ * whether it is alive; with KEY_UNWRITTEN, the key is stored through the
+ * checked copy.
  */
-static int emulate_one(io_context_t ctx, struct iocb *cb,
-		       const struct kernel_iocb *kin, unsigned how)
+static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 {
-	struct kernel_iocb k = *kin;
+	struct kernel_iocb k;
 	struct poll_rec *r;
 	sigset_t old;
 	int fd = -1, resfd, ret;
 	unsigned ready;
 
+	memcpy(&k, cb, sizeof(k));
 	/* Each early exit is the kernel's own answer for this iocb, given
 	 * before it would have taken anything. */
 	if (!(how & CTX_KNOWN_OK) && (ret = ctx_check(ctx)) < 0)
@@ -726,11 +727,7 @@ int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 		long ret, run = 0;
 
 		if (is_poll(ios[done])) {
-			struct iocb *cb = ios[done];
-			struct kernel_iocb k;
-
-			memcpy(&k, cb, sizeof(k));
-			ret = emulate_one(ctx, cb, &k,
+			ret = emulate_one(ctx, ios[done],
 					  (done > 0 ? CTX_KNOWN_OK : 0) |
 					  KEY_UNWRITTEN);
 			if (ret < 0)
@@ -751,7 +748,7 @@ int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 }
 
 /*
- * The kernel refused a poll of k's file with EINVAL.  For a well-formed
+ * The kernel refused a poll of fd with EINVAL.  For a well-formed
  * poll that means a file it cannot wait on through exactly one wait
  * queue: a tty or pty, or a FIFO open for reading and writing, has two
  * (one per direction), and the emulation serves those.  Most other files
@@ -763,9 +760,9 @@ int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
  * that never waits either (a tty whose line discipline has no poll, such
  * as N_NULL): epoll cannot tell it from one that waits on two queues.
  */
-static int worth_emulating(const struct kernel_iocb *k)
+static int worth_emulating(int fd)
 {
-	unsigned type = aioreap_fd_type((int)k->aio_fildes);
+	unsigned type = aioreap_fd_type(fd);
 
 	return type == 0 || type == S_IFCHR || type == S_IFIFO;
 }
@@ -782,7 +779,6 @@ static int worth_emulating(const struct kernel_iocb *k)
 static long resume_at(io_context_t ctx, struct iocb **pos, long err,
 		      int ctx_known_ok)
 {
-	struct kernel_iocb k;
 	struct iocb *cb;
 	long ret;
 
@@ -794,10 +790,9 @@ static long resume_at(io_context_t ctx, struct iocb **pos, long err,
 	cb = *pos;		/* read once, as the kernel reads it */
 	if (!is_poll(cb))
 		return -EINVAL;
-	memcpy(&k, cb, sizeof(k));
-	if (!worth_emulating(&k))
+	if (!worth_emulating((int)cb->aio_fildes))
 		return -EINVAL;
-	ret = emulate_one(ctx, cb, &k, ctx_known_ok ? CTX_KNOWN_OK : 0);
+	ret = emulate_one(ctx, cb, ctx_known_ok ? CTX_KNOWN_OK : 0);
 	return ret < 0 ? ret : 1;
 }
 

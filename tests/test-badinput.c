@@ -7,8 +7,9 @@
  * cannot drift from what the running kernel says.
  *
  * Pointer kinds: NUL (NULL), LOW (first page), KRN (kernel half), NOA (a
- * PROT_NONE page), RDO (a read-only page holding the row's iocb).  NOA is only given where the library passes the pointer
- * on to the kernel without reading it: on a live context the reaper copies
+ * PROT_NONE page), RDO (a read-only page holding the row's iocb).  NOA is
+ * only given where the library passes the pointer on to the kernel
+ * without reading it: on a live context the reaper copies
  * events into the caller's array and reads the timeout itself, as the
  * stock libaio does, so a PROT_NONE page there faults in user space (the
  * library cannot tell it from a good pointer without a system call).
