@@ -184,6 +184,11 @@ void aioreap_registry_add(io_context_t ctx)
 	 * never waits, not even in a fork child whose parent was adding.
 	 */
 	atomic_store_explicit(&table_used, 1, memory_order_relaxed);
+	/* The home slot's page is about to be written: write it first (a
+	 * no-op on the state word), so that a page nobody touched yet costs
+	 * one page fault, not a read fault and then a write fault. */
+	atomic_fetch_or_explicit(&aioreap_registry_table[s].state, 0,
+				 memory_order_relaxed);
 	if (refresh_stale(key, nr))
 		return;
 	for (i = 0; i < REGISTRY_MAX_PROBE; i++) {

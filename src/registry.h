@@ -93,12 +93,18 @@ struct ctx_entry {
 extern struct ctx_entry aioreap_registry_table[REGISTRY_SIZE]
 	__attribute__((visibility("hidden")));
 
+/*
+ * Rings are page aligned: drop the page offset and keep the page number's
+ * low bits, unmixed.  The kernel maps a process's rings next to each
+ * other, so its contexts get neighbouring slots and share a page or two of
+ * the table: each page of it costs io_setup a page fault the first time it
+ * is touched, a mixing hash would pay one for almost every new context
+ * (tens of microseconds on a virtual machine), and the stock library pays
+ * none.  Rings 16 MiB apart share a home slot and take the next free one.
+ */
 static inline unsigned registry_slot(uintptr_t key)
 {
-	/* Rings are page aligned: drop the page offset, then mix. */
-	uint64_t h = (uint64_t)(key >> 12) * 0x9e3779b97f4a7c15ull;
-
-	return (unsigned)(h >> 40) & (REGISTRY_SIZE - 1);
+	return (unsigned)(key >> 12) & (REGISTRY_SIZE - 1);
 }
 
 /* The home slot's entry if it holds ctx, else NULL (ctx may still be
