@@ -7,12 +7,13 @@
  * cannot drift from what the running kernel says.
  *
  * Pointer kinds: NUL (NULL), LOW (first page), KRN (kernel half), NOA (a
- * PROT_NONE page), RDO (a read-only page holding the row's iocb).  NOA is
- * only given where the library passes the pointer on to the kernel
- * without reading it: on a live context the reaper copies
- * events into the caller's array and reads the timeout itself, as the
- * stock libaio does, so a PROT_NONE page there faults in user space (the
- * library cannot tell it from a good pointer without a system call).
+ * PROT_NONE page), RDO (a read-only page holding the row's iocb).  A
+ * timeout is never read by the library (whenever the ring cannot answer
+ * alone, the kernel does the whole call), so NOA timeouts get the
+ * kernel's EFAULT on live contexts too.  An events array is written by
+ * the reaper itself on a live context with completions waiting, so a NOA
+ * array there faults in user space (the library cannot tell it from a
+ * good pointer without a system call).
  *
  * Contexts: LIVE (io_setup, ring empty), LIVE1 (one completion waiting in
  * the ring), FRGN/FRGN1 (made with the raw system call: the library must
@@ -139,6 +140,8 @@ static const struct row rows[] = {
 	GETEVENTS("timeout first page",     LIVE,   1, 1, OK, LOW, -EFAULT, RAW),
 	GETEVENTS("timeout kernel address", LIVE1,  1, 1, OK, KRN, -EFAULT, RAW),
 	GETEVENTS("timeout PROT_NONE, frgn", FRGN,  1, 1, OK, NOA, -EFAULT, RAW),
+	GETEVENTS("timeout PROT_NONE, empty", LIVE, 1, 1, OK, NOA, -EFAULT, RAW),
+	GETEVENTS("timeout PROT_NONE, 1 of 2", LIVE1, 2, 2, OK, NOA, -EFAULT, RAW),
 	GETEVENTS("timeout negative: waits", LIVE,  1, 1, OK, T_NEG, -EINTR, RAW | SIG),
 	GETEVENTS("tv_nsec 2e9: no EINVAL", LIVE,   1, 1, OK, T_BIGNS, -EINTR, RAW | SIG),
 	GETEVENTS("destroyed context",      DEAD,   0, 1, OK, T_ZERO, -EINVAL, RAW),
@@ -157,6 +160,7 @@ static const struct row rows[] = {
 	PGETEVENTS("nr < 0",                LIVE,   0, -1, OK, T_ZERO, -EINVAL, RAW),
 	PGETEVENTS("events NULL, ready",    LIVE1,  1, 1, NUL, T_ZERO, -EFAULT, RAW),
 	PGETEVENTS("timeout first page",    LIVE,   1, 1, OK, LOW, -EFAULT, RAW),
+	PGETEVENTS("timeout PROT_NONE, empty", LIVE, 1, 1, OK, NOA, -EFAULT, RAW),
 	PGETEVENTS("timeout negative: waits", LIVE, 1, 1, OK, T_NEG, -EINTR, RAW | SIG),
 	PGETEVENTS("destroyed context",     DEAD,   0, 1, OK, T_ZERO, -EINVAL, RAW),
 	PGETEVENTS("ctx -1",                CM1,    0, 1, OK, T_ZERO, -EINVAL, RAW),
