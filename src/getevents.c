@@ -25,6 +25,7 @@
 #include <sys/uio.h>
 
 #include "compiler.h"
+#include "event_array.h"
 #include "export.h"
 #include "feature_flags.h"
 #include "kernel_wait.h"
@@ -148,20 +149,34 @@ static inline void release_after(struct ctx_entry *e, enum ring_look look)
 /*
  * The ring's part of a call: takes the events if the ring holds at least
  * min_nr (at least one when need_one), and returns how many; -1 when the
- * kernel must do the call instead, with nothing taken.
+ * kernel must do the call instead, with nothing taken.  Every page of ev
+ * it writes under the lock was written outside it first (event_array.h).
  */
 static long ring_part(struct ctx_entry *e, uintptr_t key, long min_nr,
 		      long nr, struct io_event *ev, bool need_one)
 {
 	struct ring_pos p;
 	enum ring_look look;
+	size_t proved = 0;
 
-	if (!reap_excl_try(e, key))
-		return -1;
-	look = ring_peek(e, nr, &p);
-	if (look != RING_READY || (long)p.n < min_nr || (need_one && p.n == 0)) {
-		release_after(e, look);
-		return -1;
+	if (nr > 0)
+		events_touch_first(ev);
+	for (;;) {
+		if (!reap_excl_try(e, key))
+			return -1;
+		look = ring_peek(e, proved ? (long)proved : nr, &p);
+		if (look != RING_READY || (long)p.n < min_nr ||
+		    (need_one && p.n == 0)) {
+			release_after(e, look);
+			return -1;
+		}
+		if (proved || events_fit_first(ev, p.n))
+			break;
+		/* Past the first slot's page: let go, prove what this reap
+		 * would take, and look again for at most that many. */
+		proved = p.n;
+		reap_excl_release(e);
+		events_prove(ev, proved);
 	}
 	if (p.n) {
 		ring_copy(&p, ev);
@@ -234,9 +249,9 @@ pgetevents_slow(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 
 /*
  * The fast path's copy of more than one event, with the lock held and n
- * events seen: memcpy is the quickest copy, but a call on the fast path
- * itself would cost every call a stack frame, so this is reached by a
- * tail call (one function per entry point, as a
+ * events seen, all in the first slot's page: memcpy is the quickest copy,
+ * but a call on the fast path itself would cost every call a stack frame,
+ * so this is reached by a tail call (one function per entry point, as a
  * seventh argument would not pass in registers).  The look found head
  * where the entry says the library left it, and under the lock only a
  * reap outside the library can have moved it since: the publish then
@@ -294,7 +309,8 @@ static inline int reaps_need_core(void)
  * a call would cost a frame (tests/fastpath-frame.sh checks it).  The
  * common case: arguments the kernel would accept, no signal mask, a
  * context in its home registry slot whose lock is free, at least min_nr
- * events already in the ring, and neither poll emulation nor valgrind to
+ * events already in the ring, all within the page of the events array's
+ * first slot (event_array.h), and neither poll emulation nor valgrind to
  * tell.
  * Anything else goes to aioreap_getevents_core (through getevents_slow or
  * pgetevents_slow) having taken nothing.  The two flags are read again
@@ -317,12 +333,15 @@ fast_getevents(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 		     (ts && obviously_bad_pointer(ts)) || reaps_need_core()))
 		goto slow;
 	e = registry_home(ctx);
-	if (unlikely(!e) ||
-	    unlikely(reap_excl_try_once(e, (uintptr_t)ctx) != EXCL_TAKEN))
+	if (unlikely(!e) || unlikely(nr <= 0))
+		goto slow;
+	events_touch_first(ev);
+	if (unlikely(reap_excl_try_once(e, (uintptr_t)ctx) != EXCL_TAKEN))
 		goto slow;
 	look = ring_peek(e, nr, &p);
 	if (unlikely(look != RING_READY) || unlikely((long)p.n < min_nr) ||
-	    unlikely(reaps_need_core())) {
+	    unlikely(reaps_need_core()) ||
+	    unlikely(!events_fit_first(ev, p.n))) {
 		release_after(e, look);
 		goto slow;
 	}

@@ -16,7 +16,9 @@
  * A reap is three steps, so that a caller can look before it takes:
  * ring_peek (checks, and how many events are there), a copy, and
  * ring_publish (the new head).  The caller holds the entry's exclusive
- * reap lock throughout.
+ * reap lock throughout.  The copy writes the caller's events array, so
+ * each page of it that a copy writes must have been written before the
+ * lock was taken (event_array.h): a fault inside would keep the lock held.
  */
 #ifndef LIBAIO_REAP_H
 #define LIBAIO_REAP_H
@@ -112,7 +114,8 @@ static inline bool ring_publish(struct ctx_entry *e, const struct ring_pos *p)
 	return true;
 }
 
-/* Caller holds the entry's exclusive reap lock.  On
+/* Caller holds the entry's exclusive reap lock, and every byte of
+ * ev[0..max) that a copy may write is known to be writable.  On
  * RING_READY, *got events were copied into ev (0 when there were none);
  * otherwise *got is 0 and nothing was taken. */
 static inline enum ring_look ring_reap(struct ctx_entry *e,
