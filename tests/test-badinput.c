@@ -820,6 +820,82 @@ START_TEST(unwritable_events_array_keeps_every_event)
 }
 END_TEST
 
+/*
+ * A ring the program protects or unmaps itself (io_getevents(3) and
+ * io_destroy(3) say what happens).  Unmapped: io_destroy gets the
+ * kernel's EINVAL and forgets the context, then every call says EINVAL.
+ * Read-only with a completion waiting: the kernel keeps reaping; the ring
+ * reaper dies of SIGSEGV storing head (checking the protection before
+ * each reap would take a system call).
+ */
+static int ring_unmapped_child(void)
+{
+	struct io_event ev[2];
+	struct iocb cb, *p = &cb;
+	io_context_t ctx = NULL;
+	unsigned char b;
+
+	if (io_setup(8, &ctx) != 0 || munmap(ctx, 4096) != 0)
+		return 10;
+	if (io_destroy(ctx) != -EINVAL)
+		return 11;
+	io_prep_pread(&cb, file_fd, &b, 1, 0);
+	if (io_getevents(ctx, 0, 2, ev, NULL) != -EINVAL ||
+	    io_reap(ctx, 2, ev) != -EINVAL || io_submit(ctx, 1, &p) != -EINVAL ||
+	    io_reaper_active(ctx) != 0)
+		return 12;
+	return 0;
+}
+
+static int ring_read_only_child(void)
+{
+	static const struct timespec second = { 1, 0 };
+	struct io_event ev[2];
+	struct iocb cb, *p = &cb;
+	io_context_t ctx = NULL;
+	unsigned char b;
+
+	if (io_setup(8, &ctx) != 0)
+		return 10;
+	io_prep_pread(&cb, file_fd, &b, 1, 0);
+	if (io_submit(ctx, 1, &p) != 1 || mprotect(ctx, 4096, PROT_READ) != 0)
+		return 11;
+	if (io_getevents(ctx, 1, 2, ev, (struct timespec *)&second) != 1)
+		return 12;
+	return 0;
+}
+
+START_TEST(a_ring_the_program_unmaps_or_protects)
+{
+	int status, ring = !test_mode_disables("ring");
+	pid_t pid;
+
+	setup_world();
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(ring_unmapped_child());
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "unmapped ring: status %#x", status);
+
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		signal(SIGSEGV, SIG_DFL);
+		_exit(ring_read_only_child());
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	if (ring)
+		ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV,
+			      "read-only ring, ring reaper: status %#x", status);
+	else
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "read-only ring, kernel reaps: status %#x", status);
+	tried += 2;
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("badinput");
@@ -829,6 +905,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, table);
 	tcase_add_test(t, context_after_fork);
 	tcase_add_test(t, unwritable_events_array_keeps_every_event);
+	tcase_add_test(t, a_ring_the_program_unmaps_or_protects);
 	suite_add_tcase(s, t);
 	return s;
 }
