@@ -744,6 +744,8 @@ static long getevents_or_fault(io_context_t ctx, struct io_event *ev)
 	return r;
 }
 
+static int bad_memory_fd;
+
 static int unwritable_events_array_child(enum bad_array kind)
 {
 	static const struct timespec zero = { 0, 0 }, second = { 1, 0 };
@@ -760,7 +762,7 @@ static int unwritable_events_array_child(enum bad_array kind)
 		return 10;
 	for (i = 0; i < waiting; i++) {
 		p = &cbs[i];
-		io_prep_pread(p, file_fd, &b[i], 1, i);
+		io_prep_pread(p, bad_memory_fd, &b[i], 1, i);
 		if (io_submit(ctx, 1, &p) != 1)
 			return 11;
 	}
@@ -801,7 +803,7 @@ START_TEST(unwritable_events_array_keeps_every_event)
 	};
 	int kind;
 
-	setup_world();
+	bad_memory_fd = test_tmpfile(4096);
 	for (kind = RO_ARRAY; kind <= RO_ARRAY_EMPTY_RING; kind++) {
 		int status;
 		pid_t pid = fork();
@@ -817,6 +819,7 @@ START_TEST(unwritable_events_array_keeps_every_event)
 						  WTERMSIG(status));
 		tried++;
 	}
+	close(bad_memory_fd);
 }
 END_TEST
 
@@ -839,7 +842,7 @@ static int ring_unmapped_child(void)
 		return 10;
 	if (io_destroy(ctx) != -EINVAL)
 		return 11;
-	io_prep_pread(&cb, file_fd, &b, 1, 0);
+	io_prep_pread(&cb, bad_memory_fd, &b, 1, 0);
 	if (io_getevents(ctx, 0, 2, ev, NULL) != -EINVAL ||
 	    io_reap(ctx, 2, ev) != -EINVAL || io_submit(ctx, 1, &p) != -EINVAL ||
 	    io_reaper_active(ctx) != 0)
@@ -857,7 +860,7 @@ static int ring_read_only_child(void)
 
 	if (io_setup(8, &ctx) != 0)
 		return 10;
-	io_prep_pread(&cb, file_fd, &b, 1, 0);
+	io_prep_pread(&cb, bad_memory_fd, &b, 1, 0);
 	if (io_submit(ctx, 1, &p) != 1 || mprotect(ctx, 4096, PROT_READ) != 0)
 		return 11;
 	if (io_getevents(ctx, 1, 2, ev, (struct timespec *)&second) != 1)
@@ -870,7 +873,7 @@ START_TEST(a_ring_the_program_unmaps_or_protects)
 	int status, ring = !test_mode_disables("ring");
 	pid_t pid;
 
-	setup_world();
+	bad_memory_fd = test_tmpfile(4096);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0)
@@ -893,6 +896,7 @@ START_TEST(a_ring_the_program_unmaps_or_protects)
 		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 			      "read-only ring, kernel reaps: status %#x", status);
 	tried += 2;
+	close(bad_memory_fd);
 }
 END_TEST
 
