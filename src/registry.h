@@ -52,13 +52,17 @@
  *    are still in the ring) and the entry turns foreign.
  *  - What remains is the overlap the re-read cannot see: a foreign reap
  *    that read head before our store and stores its own after our
- *    re-read.  Both copies
- *    hold the same first events.  If it took a different count, head
- *    then differs from head_seen and the next reap turns the entry
- *    foreign; if it took the same count, nothing in the ring shows that
- *    it happened.  A program that reaps one context both through this
- *    library and around it must therefore make the two never run at the
- *    same time, or set LIBAIO_DISABLE=ring.
+ *    re-read.  Both copies hold the same first events.  The next reap
+ *    turns the entry foreign only if the foreign head differs from
+ *    head_seen by then; when both reapers took every event there was, or
+ *    a foreign reap slowed down in the kernel spans several of ours that
+ *    together took as many, it does not, and nothing in the ring shows
+ *    that it happened.  (A head the kernel could never store would show
+ *    it, but programs that read the ring themselves index it with head.)
+ *    So duplicates are possible, repeatedly, until the library notices;
+ *    a program that reaps one context both through this library and
+ *    around it must make the two never run at the same time, or set
+ *    LIBAIO_DISABLE=ring.
  *
  * Nobody waits for the count.  A thread may never come back from a kernel
  * reap (a signal handler that longjmps out, cancellation): its count then
