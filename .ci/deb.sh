@@ -266,7 +266,7 @@ done
 out=$(./prog-t64)
 echo "$out"
 echo "$out" | grep -q '^io_setup: 0$'
-echo "$out" | grep -q 'libaio.so.1.1.0'
+echo "$out" | grep -q 'libaio\.so\.1t64$'
 echo "=== part 3 passed"
 EOF
 echo "=== 3. libaio1t64 over a stand-in for Debian 13's libaio1t64 0.3.113-8"

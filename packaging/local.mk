@@ -17,7 +17,6 @@ EXTRA_DIST += \
 	packaging/debian-t64/control \
 	packaging/debian-t64/libaio1t64.install \
 	packaging/debian-t64/libaio1t64.symbols \
-	packaging/debian-t64/libaio1t64.lintian-overrides \
 	packaging/debian/not-installed \
 	packaging/debian/rules \
 	packaging/debian/source/format \
