@@ -115,7 +115,7 @@ dpkg -s fio qemu-utils | grep -E '^(Package|Status)'
 
 echo "=== pkg-config"
 pkg-config --modversion libaio
-[ "$(pkg-config --modversion libaio)" = "$(dpkg-query -W -f='${Version}' libaio-dev | sed 's/-[^-]*$//')" ]
+[ "$(pkg-config --modversion libaio)" = "$(dpkg-query -W -f='${Version}' libaio-dev | sed 's/[~-].*//')" ]
 pkg-config --cflags --libs libaio
 pkg-config --static --cflags --libs libaio
 for page in io_setup.3 io.3 io_getevents_time64.3; do

@@ -14,6 +14,7 @@ EXTRA_DIST += \
 	packaging/debian/libaio1.symbols \
 	packaging/debian/libaio-dev.docs \
 	packaging/debian-t64/README \
+	packaging/debian-t64/changelog \
 	packaging/debian-t64/control \
 	packaging/debian-t64/libaio1t64.install \
 	packaging/debian-t64/libaio1t64.symbols \
