@@ -6,6 +6,7 @@ EXTRA_DIST += \
 	packaging/build-deb.sh \
 	packaging/build-rpm.sh \
 	packaging/aioreap.spec \
+	packaging/aioreap.rpmlintrc \
 	packaging/debian/changelog \
 	packaging/debian/control \
 	packaging/debian/copyright \
