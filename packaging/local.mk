@@ -13,6 +13,9 @@ EXTRA_DIST += \
 	packaging/debian/libaio-dev.install \
 	packaging/debian/libaio1.install \
 	packaging/debian/libaio1.symbols \
+	packaging/debian/tests/control \
+	packaging/debian/tests/build-and-run \
+	packaging/debian/tests/fio-verify \
 	packaging/debian/libaio-dev.docs \
 	packaging/debian-t64/README \
 	packaging/debian-t64/changelog \
