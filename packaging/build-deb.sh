@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Build the Debian binary packages (libaio1, libaio-dev; libaio1t64 in the
-# t64 flavour) from a copy of this source tree, with packaging/debian
-# copied to debian/, and leave the .deb files (plus .buildinfo and
-# .changes) in OUTDIR.
+# Build the Debian packages (source aioreap; binaries libaio1, libaio-dev;
+# libaio1t64 in the t64 flavour) from a copy of this source tree, with
+# packaging/debian copied to debian/, and leave the .deb files (plus the
+# .dsc and tarball, .buildinfo and .changes) in OUTDIR.
 #
 #   packaging/build-deb.sh [--check] [--flavour t64] [--arch ARCH] OUTDIR
 #
@@ -78,9 +78,11 @@ fi
 mkdir -p "$tree/m4"	# a tarball or an old checkout may lack it
 chmod +x "$tree/debian/rules"
 
-set -- -us -uc -b
+# A native build makes the source package too (what a distribution
+# takes, and what lintian checks); a cross build adds only its binaries.
+set -- -us -uc -F
 if [ -n "$arch" ]; then
-	set -- "$@" -a"$arch"
+	set -- -us -uc -B -a"$arch"
 	check=0
 	profiles="cross ${DEB_BUILD_PROFILES:-}"
 else
@@ -103,7 +105,7 @@ fi
 [ "$rc" = 0 ] || exit "$rc"
 
 found=0
-for f in "$tmp"/*.deb "$tmp"/*.buildinfo "$tmp"/*.changes; do
+for f in "$tmp"/*.deb "$tmp"/*.buildinfo "$tmp"/*.changes "$tmp"/*.dsc "$tmp"/*.tar.xz; do
 	[ -e "$f" ] || continue
 	cp "$f" "$out/"
 	found=1

@@ -13,6 +13,9 @@ EXTRA_DIST += \
 	packaging/debian/libaio-dev.install \
 	packaging/debian/libaio1.install \
 	packaging/debian/libaio1.symbols \
+	packaging/debian/libaio1.lintian-overrides \
+	packaging/debian/libaio-dev.lintian-overrides \
+	packaging/debian/source/lintian-overrides \
 	packaging/debian/tests/control \
 	packaging/debian/tests/build-and-run \
 	packaging/debian/tests/fio-verify \
@@ -22,6 +25,7 @@ EXTRA_DIST += \
 	packaging/debian-t64/control \
 	packaging/debian-t64/libaio1t64.install \
 	packaging/debian-t64/libaio1t64.symbols \
+	packaging/debian-t64/libaio1t64.lintian-overrides \
 	packaging/debian/not-installed \
 	packaging/debian/rules \
 	packaging/debian/source/format \
