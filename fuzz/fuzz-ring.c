@@ -10,9 +10,12 @@
  * the model the result is checked against:
  *  - the result is -1 or 0..min(available, max);
  *  - a bad magic or incompat_features, or head/tail outside the cached
- *    nr, gives -1 and leaves head alone;
+ *    nr, gives -1 (untrusted) and leaves head alone;
+ *  - a head other than where the entry says the library left it gives
+ *    -2 (a reap the library did not make) and leaves head alone;
  *  - otherwise head moves forward by exactly the count, modulo the cached
- *    nr, and every event returned is the slot it should be;
+ *    nr, the entry's record of it follows, and every event returned is
+ *    the slot it should be;
  *  - nothing but head is ever written (id, nr, tail, magic, the features,
  *    header_length and the slots themselves).
  *
@@ -24,7 +27,9 @@
  *   34  i32 max (the caller's event count; clamped to 70000 for memory)
  *   38  u8 flags: bit 0 = force magic valid, bit 1 = force incompat 0,
  *       bit 2 = reduce head and tail modulo the cached nr (so in-range
- *       rings are common, not one in 2^32)
+ *       rings are common, not one in 2^32), bit 3 = the entry's record of
+ *       head is the input's id word modulo the cached nr instead of head
+ *       itself (a reap outside the library moved it)
  *   39  the slots' contents, repeated as far as they go
  */
 #include "config.h"
@@ -77,7 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct aio_ring *r, *model;
 	struct ctx_entry e;
 	struct io_event *ev;
-	unsigned head, tail, avail = 0, i;
+	unsigned head, tail, seen, avail = 0, i;
+	enum ring_look look;
 	int in_range, header_good;
 	long ret, room;
 
@@ -146,18 +152,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!ev)
 		abort();
 
-	atomic_init(&e.key, (uintptr_t)r);
-	atomic_init(&e.state, ST_EXCL);	/* as if the reap lock were held */
-	e.nr = cached_nr;
-
-	ret = 12345;	/* an untrusted ring must still report 0 taken */
-	if (!ring_reap(&e, ev, max, &ret)) {
-		CHECK(ret == 0);
-		ret = -1;	/* the model's name for an untrusted ring */
-	}
-
 	head = atomic_load(&model->head);
 	tail = atomic_load(&model->tail);
+	seen = flags & 8 ? model->id % cached_nr : head;
+	atomic_init(&e.key, (uintptr_t)r);
+	atomic_init(&e.state, ST_EXCL);	/* as if the reap lock were held */
+	atomic_init(&e.head_seen, seen);
+	e.nr = cached_nr;
+
+	ret = 12345;	/* a refused ring must still report 0 taken */
+	look = ring_reap(&e, ev, max, &ret);
+	if (look != RING_READY) {
+		CHECK(ret == 0);
+		ret = look == RING_UNTRUSTED ? -1 : -2;	/* the model's names */
+	}
+
 	/* The ring's nr word must also match the size cached at io_setup. */
 	header_good = model->magic == AIO_RING_MAGIC &&
 		      model->incompat_features == 0 && model->nr == cached_nr;
@@ -175,18 +184,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	CHECK(r->header_length == model->header_length);
 	CHECK(memcmp(r->events, model->events, (size_t)cached_nr * 32) == 0);
 
-	CHECK(ret >= -1);
+	CHECK(ret >= -2);
 	if (ret == -1 || !header_good || !in_range) {
 		/* Refused: must be -1 exactly when the ring is untrusted. */
 		CHECK(ret == -1);
 		CHECK(!header_good || !in_range);
 		CHECK(atomic_load(&r->head) == head);
+	} else if (ret == -2 || head != seen) {
+		/* Refused: head is not where the library left it. */
+		CHECK(ret == -2);
+		CHECK(head != seen);
+		CHECK(atomic_load(&r->head) == head);
+		CHECK(atomic_load(&e.head_seen) == seen);
 	} else {
 		CHECK(ret <= (long)avail && ret <= room);
 		/* Progress: something is taken when something is there and
 		 * fits (the reaper today takes all of it). */
 		CHECK(ret > 0 || avail == 0 || room == 0);
 		CHECK(atomic_load(&r->head) == (head + (unsigned)ret) % cached_nr);
+		CHECK(atomic_load(&e.head_seen) == atomic_load(&r->head));
 		for (i = 0; i < (unsigned)ret; i++)
 			CHECK(memcmp(&ev[i], &model->events[(head + i) % cached_nr],
 				     sizeof(*ev)) == 0);

@@ -32,8 +32,12 @@ missing=$(echo "$missing" | sed 's/ update//')
 # failing at once.  apt-get (>= 1.9.11) does the waiting itself.
 lock_wait="-o DPkg::Lock::Timeout=${APT_LOCK_TIMEOUT:-600}"
 if [ -n "$missing" ]; then
+	# A mirror caught mid-sync fails the update ("File has unexpected
+	# size"): try again after a pause, and if it still fails, go on with
+	# the lists there are; the install below says if they cannot serve.
 	# shellcheck disable=SC2086
-	apt-get $lock_wait update -qq
+	apt-get $lock_wait update -qq || { sleep 30; apt-get $lock_wait update -qq; } ||
+		echo "install-deps: apt-get update failed twice; using the package lists there are" >&2
 	# shellcheck disable=SC2086
 	apt-get $lock_wait install -y -qq --no-install-recommends $missing
 fi

@@ -31,11 +31,18 @@ export LIBAIO_SOAK_SECONDS=${LIBAIO_SOAK_SECONDS:-5}
 results=()
 failed=0
 
+# Each job runs in its own subshell, from the top directory, with set -e in
+# force: a job that fails (or leaves the shell in a build directory) cannot
+# change where the next one starts.  The subshell is not the left side of
+# || or &&, because bash would then switch set -e off inside it.
 run_job() {
 	local name=$1; shift
 	local t0=$SECONDS rc=0
 	echo "=== job $name: $*"
-	"$@" || rc=$?
+	set +e
+	(set -e; cd "$top"; "$@")
+	rc=$?
+	set -e
 	results+=("$name: $([ $rc = 0 ] && echo passed || echo "FAILED ($rc)") in $((SECONDS - t0)) s")
 	[ $rc = 0 ] || failed=$((failed + 1))
 }
@@ -45,16 +52,18 @@ job_check() {
 	"$top/configure" --enable-werror --quiet
 	make -j2 --quiet
 	make -j2 check || { cat tests/*.log | tail -200; return 1; }
-	cd "$top"
 }
 
 job_distcheck() {
+	if [ ! -f "$top/build-ci/Makefile" ]; then
+		rm -rf "$top/build-ci" && mkdir "$top/build-ci"
+		(cd "$top/build-ci" && "$top/configure" --quiet)
+	fi
 	cd "$top/build-ci"
 	LIBAIO_TEST_MODES="native poll" LIBAIO_SOAK_SECONDS=2 \
 		make -j2 distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >/tmp/distcheck.log 2>&1 ||
 		{ tail -100 /tmp/distcheck.log; return 1; }
 	grep -A1 'archives ready' /tmp/distcheck.log
-	cd "$top"
 }
 
 # The tarball of the build-ci tree (job check) through rpmbuild, or of a

@@ -21,6 +21,9 @@
 
 #include <stdlib.h>
 #include <string.h>
+#ifndef HAVE_SECURE_GETENV
+# include <sys/auxv.h>
+#endif
 
 #include "export.h"
 #include "feature_flags.h"
@@ -28,9 +31,20 @@
 
 _Atomic unsigned aioreap_features_disabled_word;
 
+/* A program run with raised privileges (set-user-ID, file capabilities)
+ * takes no orders from the environment of whoever started it. */
+static const char *trusted_env(const char *name)
+{
+#ifdef HAVE_SECURE_GETENV
+	return secure_getenv(name);
+#else
+	return getauxval(AT_SECURE) ? NULL : getenv(name);
+#endif
+}
+
 unsigned aioreap_features_parse_env(void)
 {
-	const char *s = getenv("LIBAIO_DISABLE");
+	const char *s = trusted_env("LIBAIO_DISABLE");
 	unsigned v = DISABLE_PARSED;
 
 	while (s && *s) {

@@ -4,10 +4,12 @@
  *
  * Every call first takes what is already in the ring, with no system call
  * (see registry.h for why that cannot lose or duplicate an event beside
- * kernel reapers in other threads).  Only when fewer than min_nr events
- * were there and the timeout is not zero does it enter the kernel, asking
- * for the rest.  Calls with arguments the kernel would refuse, contexts
- * this process did not create, and rings that fail their checks all go
+ * kernel reapers in other threads), when the ring holds at least min_nr
+ * events.  Otherwise the kernel does the whole call, timeout and all:
+ * only the kernel can read a timeout the program passed without risking
+ * a fault (it answers EFAULT for a bad one).  Calls with arguments the
+ * kernel would refuse, contexts this process did not create, rings that
+ * fail their checks and contexts that another reaper has touched go
  * straight to the kernel, which gives the kernel's answer.
  *
  * Two paths do this: fast_getevents, inlined into the public functions,
@@ -23,6 +25,7 @@
 #include <sys/uio.h>
 
 #include "compiler.h"
+#include "event_array.h"
 #include "export.h"
 #include "feature_flags.h"
 #include "kernel_wait.h"
@@ -95,20 +98,6 @@ static inline long after_reap(struct io_event *ev, long n, int from_ring)
 	return n;
 }
 
-static int timeout_is_zero(const struct wait_spec *w)
-{
-	if (!w->ts || obviously_bad_pointer(w->ts))
-		return 0;
-	if (w->ts64) {
-		const struct timespec_time64 *t = w->ts;
-
-		return t->tv_sec == 0 && t->tv_nsec == 0;
-	}
-	const struct timespec *t = w->ts;
-
-	return t->tv_sec == 0 && t->tv_nsec == 0;
-}
-
 /* Everything after the ring: enter the kernel (or the pgetevents
  * emulation) for the rest. */
 __attribute__((noinline)) static int
@@ -130,8 +119,13 @@ kernel_part(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 			ret = aioreap_kernel_pgetevents(ctx, min_nr - got, nr - got, ev, w);
 		else
 			ret = aioreap_kernel_getevents(ctx, min_nr - got, nr - got, ev, w);
-		if (counted)
+		if (counted) {
+			/* Before leaving: the next user-space reaper must find
+			 * head where this reap left it (registry.h). */
+			if (ret > 0)
+				aioreap_reap_shared_moved(counted, ret);
 			aioreap_reap_shared_exit(counted);
+		}
 		if (ghost)
 			aioreap_reap_ghost_exit((uintptr_t)ctx);
 		/* Everything reaped was swallowed (doorbells of polls that
@@ -141,6 +135,58 @@ kernel_part(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 	if (ret < 0)
 		return got ? (int)got : (int)ret;
 	return (int)(got + ret);
+}
+
+/* Let go of the ring after a look that found look. */
+static inline void release_after(struct ctx_entry *e, enum ring_look look)
+{
+	if (look == RING_FOREIGN)
+		reap_excl_release_foreign(e);
+	else
+		reap_excl_release(e);
+}
+
+/*
+ * The ring's part of a call: takes the events if the ring holds at least
+ * min_nr (at least one when need_one), and returns how many; -1 when the
+ * kernel must do the call instead, with nothing taken.  Every page of ev
+ * it writes under the lock was written outside it first (event_array.h).
+ */
+static long ring_part(struct ctx_entry *e, uintptr_t key, long min_nr,
+		      long nr, struct io_event *ev, bool need_one)
+{
+	struct ring_pos p;
+	enum ring_look look;
+	size_t proved = 0;
+
+	if (nr > 0)
+		events_touch_first(ev);
+	for (;;) {
+		if (!reap_excl_try(e, key))
+			return -1;
+		look = ring_peek(e, proved ? (long)proved : nr, &p);
+		if (look != RING_READY || (long)p.n < min_nr ||
+		    (need_one && p.n == 0)) {
+			release_after(e, look);
+			return -1;
+		}
+		if (proved || events_fit_first(ev, p.n))
+			break;
+		/* Past the first slot's page: let go, prove what this reap
+		 * would take, and look again for at most that many. */
+		proved = p.n;
+		reap_excl_release(e);
+		events_prove(ev, proved);
+	}
+	if (p.n) {
+		ring_copy(&p, ev);
+		if (!ring_publish(e, &p)) {
+			reap_excl_release_foreign(e);
+			return -1;
+		}
+	}
+	reap_excl_release(e);
+	return (long)p.n;
 }
 
 /* The whole call, every case: the ring first, then the kernel. */
@@ -162,22 +208,21 @@ int aioreap_getevents_core(io_context_t ctx, long min_nr, long nr,
 	    likely(!w->mask || !obviously_bad_pointer(w->mask))) {
 		e = aioreap_registry_lookup(ctx);
 		track = !(features_disabled() & DISABLE_RING);
-		if (e && reap_excl_try(e, (uintptr_t)ctx)) {
-			bool trusted = ring_reap(e, ev, nr, &got);
-
-			reap_excl_release(e);
-			/* An untrusted ring reaped nothing: ask the kernel. */
-			if (likely(trusted)) {
-				if (got)
-					got = after_reap(ev, got, 1);
-				/* With a mask and nothing reaped, let the kernel
-				 * apply it, so pending signals get through. */
-				if (got >= min_nr && (got || !w->mask))
-					return (int)got;
-				if (!w->mask && timeout_is_zero(w))
-					return (int)got;
-			}
-		}
+		/* With a mask, an empty ring is the kernel's to answer, so
+		 * that pending signals get through. */
+		got = e ? ring_part(e, (uintptr_t)ctx, min_nr, nr, ev,
+				    w->mask != NULL) : -1;
+		if (got == 0)
+			return 0;
+		if (got > 0) {
+			got = after_reap(ev, got, 1);
+			/* Fewer than min_nr left once the poll emulation's
+			 * doorbells were dropped: the kernel waits for the
+			 * rest. */
+			if (got >= min_nr && (got || !w->mask))
+				return (int)got;
+		} else
+			got = 0;
 	}
 	return kernel_part(ctx, min_nr, nr, ev, w, e, got, track);
 }
@@ -202,19 +247,49 @@ pgetevents_slow(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 	return aioreap_getevents_core(ctx, min_nr, nr, ev, &w);
 }
 
-/* The fast path's copy of more than one event: memcpy is the quickest
- * copy, but a call on the fast path itself would cost every call a stack
- * frame, so this is reached by a tail call. */
-__attribute__((noinline)) static int
-take_many(struct ctx_entry *e, struct aio_ring *r, size_t nr, size_t head,
-	  size_t n, struct io_event *ev)
+/*
+ * The fast path's copy of more than one event, with the lock held and n
+ * events seen, all in the first slot's page: memcpy is the quickest copy,
+ * but a call on the fast path itself would cost every call a stack frame,
+ * so this is reached by a tail call (one function per entry point, as a
+ * seventh argument would not pass in registers).  The look found head
+ * where the entry says the library left it, and under the lock only a
+ * reap outside the library can have moved it since: the publish then
+ * fails and the copy is dropped.
+ */
+static inline __attribute__((always_inline)) int
+take_many(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
+	  const void *ts, size_t n, int pget)
 {
-	struct ring_pos p = { r, nr, head, n };
+	struct ctx_entry *e = registry_home(ctx);
+	struct ring_pos p = {
+		(struct aio_ring *)ctx, e->nr,
+		atomic_load_explicit(&e->head_seen, memory_order_relaxed), n
+	};
 
 	ring_copy(&p, ev);
-	ring_publish(&p);
-	reap_excl_release(e);
-	return (int)n;
+	if (likely(ring_publish(e, &p))) {
+		reap_excl_release(e);
+		return (int)n;
+	}
+	reap_excl_release_foreign(e);
+	if (pget)
+		return pgetevents_slow(ctx, min_nr, nr, ev, ts, NULL);
+	return getevents_slow(ctx, min_nr, nr, ev, ts);
+}
+
+__attribute__((noinline)) static int
+take_many_get(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
+	      const void *ts, size_t n)
+{
+	return take_many(ctx, min_nr, nr, ev, ts, n, 0);
+}
+
+__attribute__((noinline)) static int
+take_many_pget(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
+	       const void *ts, size_t n)
+{
+	return take_many(ctx, min_nr, nr, ev, ts, n, 1);
 }
 
 /* Set when every reaped batch must pass through after_reap. */
@@ -234,8 +309,10 @@ static inline int reaps_need_core(void)
  * a call would cost a frame (tests/fastpath-frame.sh checks it).  The
  * common case: arguments the kernel would accept, no signal mask, a
  * context in its home registry slot whose lock is free, at least min_nr
- * events already in the ring, and neither poll emulation nor valgrind to
- * tell.  Anything else goes to aioreap_getevents_core (through getevents_slow or
+ * events already in the ring, all within the page of the events array's
+ * first slot (event_array.h), and neither poll emulation nor valgrind to
+ * tell.
+ * Anything else goes to aioreap_getevents_core (through getevents_slow or
  * pgetevents_slow) having taken nothing.  The two flags are read again
  * after the tail, as after_reap reads them after the copy: a doorbell
  * among these events was submitted after its flag was set.
@@ -246,6 +323,7 @@ fast_getevents(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 {
 	struct ctx_entry *e;
 	struct ring_pos p;
+	enum ring_look look;
 
 	/* The flags first as well: once set they stay set, and taking the
 	 * lock only to give it back would double every reap's locking
@@ -255,19 +333,29 @@ fast_getevents(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 		     (ts && obviously_bad_pointer(ts)) || reaps_need_core()))
 		goto slow;
 	e = registry_home(ctx);
-	if (unlikely(!e) ||
-	    unlikely(reap_excl_try_once(e, (uintptr_t)ctx) != EXCL_TAKEN))
+	if (unlikely(!e) || unlikely(nr <= 0))
 		goto slow;
-	if (unlikely(!ring_peek(e, nr, &p)) || unlikely((long)p.n < min_nr) ||
-	    unlikely(reaps_need_core())) {
-		reap_excl_release(e);
+	events_touch_first(ev);
+	if (unlikely(reap_excl_try_once(e, (uintptr_t)ctx) != EXCL_TAKEN))
+		goto slow;
+	look = ring_peek(e, nr, &p);
+	if (unlikely(look != RING_READY) || unlikely((long)p.n < min_nr) ||
+	    unlikely(reaps_need_core()) ||
+	    unlikely(!events_fit_first(ev, p.n))) {
+		release_after(e, look);
 		goto slow;
 	}
-	if (p.n > 1)
-		return take_many(e, p.r, p.nr, p.head, p.n, ev);
+	if (p.n > 1) {
+		if (pget)
+			return take_many_pget(ctx, min_nr, nr, ev, ts, p.n);
+		return take_many_get(ctx, min_nr, nr, ev, ts, p.n);
+	}
 	if (p.n == 1) {
 		ev[0] = p.r->events[p.head];
-		ring_publish(&p);
+		if (unlikely(!ring_publish(e, &p))) {
+			reap_excl_release_foreign(e);
+			goto slow;
+		}
 	}
 	reap_excl_release(e);
 	return (int)p.n;

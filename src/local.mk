@@ -4,6 +4,7 @@ lib_LTLIBRARIES += libaio.la
 libaio_la_SOURCES = \
 	src/compat_0_1.c \
 	src/compiler.h \
+	src/event_array.h \
 	src/export.h \
 	src/features.c \
 	src/feature_flags.h \

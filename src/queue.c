@@ -27,25 +27,25 @@ AIO_PUBLIC int io_queue_release(io_context_t ctx)
 
 /*
  * Runs the callback of every completion that is ready, without waiting.
- * Returns 0 once none is left, or the first error of the reap.  Batches
- * of events are reaped at once; each callback still runs in order.
+ * Returns 0 once none is left, or the first error of the reap.  One event
+ * is taken per callback, as the stock library does: a callback that never
+ * returns (longjmp, a C++ exception, exit of the thread) then leaves every
+ * other completion in the ring.  From the ring, each take costs a few
+ * nanoseconds, not a system call.
  */
 AIO_PUBLIC int io_queue_run(io_context_t ctx)
 {
-	struct timespec zero = { 0, 0 };
-	struct io_event ev[16];
-	int n, i;
+	static const struct timespec zero = { 0, 0 };
+	struct io_event ev;
+	int n;
 
-	for (;;) {
-		n = aioreap_io_getevents_0_4(ctx, 0, 16, ev, &zero);
-		if (n <= 0)
-			return n;
-		for (i = 0; i < n; i++) {
-			io_callback_t cb = (io_callback_t)ev[i].data;
+	while ((n = aioreap_io_getevents_0_4(ctx, 0, 1, &ev,
+					     (struct timespec *)&zero)) == 1) {
+		io_callback_t cb = (io_callback_t)ev.data;
 
-			cb(ctx, ev[i].obj, (long)ev[i].res, (long)ev[i].res2);
-		}
+		cb(ctx, ev.obj, (long)ev.res, (long)ev.res2);
 	}
+	return n;
 }
 
 /*

@@ -120,6 +120,16 @@ static void publish_filled(struct ctx_entry *e, uintptr_t key)
 	atomic_fetch_and_explicit(&e->state, ~ST_FILLING, memory_order_release);
 }
 
+/* Under ST_FILLING: the entry now describes the ring at key, whose head
+ * the library has not moved yet. */
+static void fill(struct ctx_entry *e, const struct aio_ring *r, unsigned nr)
+{
+	e->nr = nr;
+	atomic_store_explicit(&e->head_seen,
+			      atomic_load_explicit(&r->head, memory_order_relaxed),
+			      memory_order_relaxed);
+}
+
 /*
  * For a ring address the kernel has just handed out: an entry already
  * keyed by it is not a live context of ours.  Either its ring was moved
@@ -134,16 +144,20 @@ static void publish_filled(struct ctx_entry *e, uintptr_t key)
 static bool refresh_stale(uintptr_t key, unsigned nr)
 {
 	struct ctx_entry *e = aioreap_registry_lookup((io_context_t)key);
-	unsigned quiet = 0;
+	unsigned quiet;
 
 	if (!e)
 		return false;
-	/* Acquire: the last reaper's ring accesses happen before ours. */
-	if (atomic_compare_exchange_strong_explicit(&e->state, &quiet,
+	quiet = atomic_load_explicit(&e->state, memory_order_relaxed);
+	/* Quiet: nobody holds or counts on it.  A foreign mark belonged to
+	 * the context that had this address before.  Acquire: the last
+	 * reaper's ring accesses happen before ours. */
+	if ((quiet == 0 || quiet == ST_FOREIGN) &&
+	    atomic_compare_exchange_strong_explicit(&e->state, &quiet,
 						    ST_FILLING,
 						    memory_order_acquire,
 						    memory_order_relaxed)) {
-		e->nr = nr;
+		fill(e, (const struct aio_ring *)key, nr);
 		publish_filled(e, key);
 	}
 	return true;
@@ -184,6 +198,11 @@ void aioreap_registry_add(io_context_t ctx)
 	 * never waits, not even in a fork child whose parent was adding.
 	 */
 	atomic_store_explicit(&table_used, 1, memory_order_relaxed);
+	/* The home slot's page is about to be written: write it first (a
+	 * no-op on the state word), so that a page nobody touched yet costs
+	 * one page fault, not a read fault and then a write fault. */
+	atomic_fetch_or_explicit(&aioreap_registry_table[s].state, 0,
+				 memory_order_relaxed);
 	if (refresh_stale(key, nr))
 		return;
 	for (i = 0; i < REGISTRY_MAX_PROBE; i++) {
@@ -199,7 +218,7 @@ void aioreap_registry_add(io_context_t ctx)
 			    &e->state, &expected, ST_FILLING,
 			    memory_order_acquire, memory_order_relaxed))
 			continue;
-		e->nr = nr;
+		fill(e, r, nr);
 		atomic_store_explicit(&e->key, key, memory_order_relaxed);
 		publish_filled(e, key);
 		break;
@@ -216,20 +235,16 @@ bool aioreap_reap_excl_contended(struct ctx_entry *e, uintptr_t key)
 	for (;;) {
 		unsigned s = atomic_load_explicit(&e->state, memory_order_relaxed);
 
-		if (s & (ST_DEAD | ST_FILLING | ST_COUNT))
+		if (s & (ST_DEAD | ST_FILLING | ST_COUNT | ST_FOREIGN))
 			return false;
-		if (s & ST_KONLY) {
-			/* Acquire: pairs with the ghosts' release as they
-			 * leave, so their kernel reaps are over.  No new
-			 * ghost can start for this key: its lookup finds us. */
-			if (atomic_load_explicit(ghosts_of(key),
-						 memory_order_acquire))
-				return false;
-			atomic_compare_exchange_weak_explicit(
-				&e->state, &s, s & ~ST_KONLY,
-				memory_order_relaxed, memory_order_relaxed);
-			continue;
-		}
+		/* Kernel-only while ghosts may be inside (nothing else can be
+		 * set with it here: ST_EXCL is only ever taken from a word
+		 * without it).  Acquire on the ghosts: pairs with their
+		 * release as they leave, so their kernel reaps are over.  No
+		 * new ghost can start for this key: its lookup finds us. */
+		if (s == ST_KONLY &&
+		    atomic_load_explicit(ghosts_of(key), memory_order_acquire))
+			return false;
 		if (s & ST_EXCL) {
 			wait_for_copy(e, s);
 			continue;
@@ -237,10 +252,18 @@ bool aioreap_reap_excl_contended(struct ctx_entry *e, uintptr_t key)
 		if (atomic_compare_exchange_weak_explicit(
 			    &e->state, &s, ST_EXCL, memory_order_acquire,
 			    memory_order_relaxed)) {
-			if (atomic_load_explicit(&e->key, memory_order_relaxed) == key)
-				return true;
-			reap_excl_release(e);
-			return false;
+			if (atomic_load_explicit(&e->key, memory_order_relaxed) != key) {
+				reap_excl_release(e);
+				return false;
+			}
+			/* The ghosts' reaps moved head without counting on
+			 * the entry: its head is the library's again. */
+			if (s == ST_KONLY)
+				atomic_store_explicit(
+					&e->head_seen,
+					ring_load_head((struct aio_ring *)key),
+					memory_order_relaxed);
+			return true;
 		}
 	}
 }
@@ -257,7 +280,7 @@ static void retire(struct ctx_entry *e)
 	unsigned s = atomic_load_explicit(&e->state, memory_order_relaxed);
 
 	/* Acquire: every counted reaper's exit happens before the reuse. */
-	if ((s & ~ST_KONLY) != (ST_DEAD | ST_DESTROYED) ||
+	if ((s & ~(ST_KONLY | ST_FOREIGN)) != (ST_DEAD | ST_DESTROYED) ||
 	    !atomic_compare_exchange_strong_explicit(&e->state, &s, ST_FILLING,
 						     memory_order_acquire,
 						     memory_order_relaxed))
@@ -333,6 +356,30 @@ void aioreap_reap_shared_exit(struct ctx_entry *e)
 		retire(e);
 }
 
+/*
+ * A counted kernel reap returned n events, so it moved head by n (the
+ * kernel stores head only after a copy that did not fault).  Called
+ * before aioreap_reap_shared_exit, whose release then publishes it to
+ * the next holder of the exclusive lock.  Several kernel reapers may be
+ * here at once, hence the loop; nr does not change while anyone counts.
+ */
+void aioreap_reap_shared_moved(struct ctx_entry *e, long n)
+{
+	unsigned nr = e->nr, step, seen, moved;
+
+	if (nr == 0)
+		return;
+	step = (unsigned)((unsigned long)n % nr);
+	seen = atomic_load_explicit(&e->head_seen, memory_order_relaxed);
+	do {
+		moved = seen + step;	/* both below nr <= 2^24: no wrap */
+		if (moved >= nr)
+			moved -= nr;
+	} while (!atomic_compare_exchange_weak_explicit(
+			 &e->head_seen, &seen, moved, memory_order_relaxed,
+			 memory_order_relaxed));
+}
+
 struct ctx_entry *aioreap_registry_begin_destroy(io_context_t ctx)
 {
 	struct ctx_entry *e = aioreap_registry_lookup(ctx);
@@ -383,7 +430,7 @@ int aioreap_registry_live(io_context_t ctx)
 	struct ctx_entry *e = aioreap_registry_lookup(ctx);
 
 	return e && !(atomic_load_explicit(&e->state, memory_order_relaxed) &
-		      (ST_DEAD | ST_FILLING));
+		      (ST_DEAD | ST_FILLING | ST_FOREIGN));
 }
 
 /*

@@ -31,6 +31,39 @@
  * consumer or only kernel consumers, and each kind is single-consumer by
  * construction.
  *
+ * Reaps the library did not start.  The rule above cannot see a kernel
+ * reap that the program makes itself (a raw io_getevents system call, a
+ * second copy of the library in another link-map namespace) or a head
+ * that it moves by hand.  No user-space design can exclude those: the
+ * kernel's reap reads head, copies and stores head under a mutex that
+ * user space cannot take, and its store is a plain one.  So the library
+ * notices them instead, and then leaves the ring to the kernel for good:
+ *  - The entry remembers where head should be (head_seen): the holder of
+ *    the exclusive lock sets it when it publishes, and every counted
+ *    kernel reaper adds what its call returned before it leaves the
+ *    count (a kernel reap moves head by exactly the events it returns).
+ *    A user-space reaper that finds head anywhere else knows that
+ *    somebody outside the library reaped, marks the entry ST_FOREIGN and
+ *    reaps through the kernel, as every later call on the context does.
+ *  - The new head is stored only if head still holds the value the copy
+ *    started at, read again just before the store.  A foreign reap that
+ *    stored its head after our first read makes the re-read differ: the
+ *    copy is dropped (those events were taken by the foreign reaper or
+ *    are still in the ring) and the entry turns foreign.
+ *  - What remains is the overlap the re-read cannot see: a foreign reap
+ *    that read head before our store and stores its own after our
+ *    re-read.  Both copies hold the same first events.  The next reap
+ *    turns the entry foreign only if the foreign head differs from
+ *    head_seen by then; when both reapers took every event there was, or
+ *    a foreign reap slowed down in the kernel spans several of ours that
+ *    together took as many, it does not, and nothing in the ring shows
+ *    that it happened.  (A head the kernel could never store would show
+ *    it, but programs that read the ring themselves index it with head.)
+ *    So duplicates are possible, repeatedly, until the library notices;
+ *    a program that reaps one context both through this library and
+ *    around it must make the two never run at the same time, or set
+ *    LIBAIO_DISABLE=ring.
+ *
  * Nobody waits for the count.  A thread may never come back from a kernel
  * reap (a signal handler that longjmps out, cancellation): its count then
  * stays, which only keeps user-space reapers away from that context (the
@@ -63,10 +96,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
-#ifdef HAVE_SYS_SINGLE_THREADED_H
-# include <sys/single_threaded.h>
-#endif
 
+#include "compiler.h"
 #include "libaio.h"
 
 #define ST_EXCL		0x80000000u	/* a user-space reaper owns the ring */
@@ -74,7 +105,9 @@
 #define ST_DESTROYED	0x20000000u	/* io_destroy returned: retire at count 0 */
 #define ST_FILLING	0x10000000u	/* key and nr being (re)written */
 #define ST_KONLY	0x08000000u	/* kernel only: ghosts may be inside */
-#define ST_COUNT	0x07ffffffu	/* library threads inside a kernel reap */
+#define ST_FOREIGN	0x04000000u	/* kernel only for good: head moved by
+					   a reap the library did not make */
+#define ST_COUNT	0x03ffffffu	/* library threads inside a kernel reap */
 
 #define KEY_EMPTY	((uintptr_t)0)	/* never used: ends a probe chain */
 #define KEY_TOMBSTONE	((uintptr_t)1)	/* freed: probe chains continue past */
@@ -83,6 +116,11 @@ struct ctx_entry {
 	_Atomic uintptr_t key;	/* the context address */
 	_Atomic unsigned state;	/* ST_* bits */
 	unsigned nr;		/* ring slots, read at io_setup */
+	/* Where the library's own reaps have left head (0..nr-1).  Written
+	 * by the exclusive lock's holder, and by counted kernel reapers
+	 * (atomically, as several may be in at once); both kinds never run
+	 * at the same time, so the lock's holder reads a settled value. */
+	_Atomic unsigned head_seen;
 } __attribute__((aligned(64)));
 
 #define REGISTRY_SIZE		4096u	/* slots; a power of two */
@@ -93,12 +131,18 @@ struct ctx_entry {
 extern struct ctx_entry aioreap_registry_table[REGISTRY_SIZE]
 	__attribute__((visibility("hidden")));
 
+/*
+ * Rings are page aligned: drop the page offset and keep the page number's
+ * low bits, unmixed.  The kernel maps a process's rings next to each
+ * other, so its contexts get neighbouring slots and share a page or two of
+ * the table: each page of it costs io_setup a page fault the first time it
+ * is touched, a mixing hash would pay one for almost every new context
+ * (tens of microseconds on a virtual machine), and the stock library pays
+ * none.  Rings 16 MiB apart share a home slot and take the next free one.
+ */
 static inline unsigned registry_slot(uintptr_t key)
 {
-	/* Rings are page aligned: drop the page offset, then mix. */
-	uint64_t h = (uint64_t)(key >> 12) * 0x9e3779b97f4a7c15ull;
-
-	return (unsigned)(h >> 40) & (REGISTRY_SIZE - 1);
+	return (unsigned)(key >> 12) & (REGISTRY_SIZE - 1);
 }
 
 /* The home slot's entry if it holds ctx, else NULL (ctx may still be
@@ -127,7 +171,8 @@ void aioreap_registry_add(io_context_t ctx);
  * retire the entry after it (whatever the kernel answered). */
 struct ctx_entry *aioreap_registry_begin_destroy(io_context_t ctx);
 void aioreap_registry_end_destroy(struct ctx_entry *e);
-/* Is ctx registered and not being destroyed? */
+/* Is ctx registered, not being destroyed, and still the ring reaper's
+ * (not left to the kernel after a reap the library did not make)? */
 int aioreap_registry_live(io_context_t ctx);
 
 bool aioreap_reap_excl_contended(struct ctx_entry *e, uintptr_t key);
@@ -137,6 +182,8 @@ bool aioreap_reap_excl_contended(struct ctx_entry *e, uintptr_t key);
 struct ctx_entry *aioreap_reap_shared_enter(struct ctx_entry *e, uintptr_t key,
 				    int *ghost);
 void aioreap_reap_shared_exit(struct ctx_entry *e);
+/* A counted kernel reap returned n > 0 events: head moved by n. */
+void aioreap_reap_shared_moved(struct ctx_entry *e, long n);
 void aioreap_reap_ghost_exit(uintptr_t key);
 
 /* What one attempt at taking the ring for a user-space reap found. */
@@ -147,42 +194,24 @@ enum excl_try {
 };
 
 /*
- * One attempt at taking the ring for a user-space reap, never waiting.
- * The uncontended case is one
- * compare-and-swap (acquire, pairing with the release in reap_excl_release
- * or with the store that filled the slot), or none at all in a
- * single-threaded process.
+ * One attempt at taking the ring for a user-space reap, never waiting:
+ * one compare-and-swap (acquire, pairing with the release in
+ * reap_excl_release or with the store that filled the slot).  Always an
+ * atomic one, even when the C library says the process has one thread:
+ * a task made by a raw clone(CLONE_VM) shares this memory without the
+ * C library knowing, and two plain stores would let both tasks in.
  */
 static inline enum excl_try reap_excl_try_once(struct ctx_entry *e,
 					       uintptr_t key)
 {
 	unsigned expected = 0;
 
-#ifdef HAVE_SYS_SINGLE_THREADED_H
-	/*
-	 * While the C library says the process has one thread, nobody can
-	 * race for the lock, so two plain stores (here and in the release)
-	 * replace the compare-and-swap: that is most of the cost of a
-	 * batch-1 reap.  The flag only ever goes from 1 to 0, inside
-	 * pthread_create, which orders our stores before the new thread's
-	 * first access; in a dlmopen namespace it always reads 0.
-	 */
-	if (__libc_single_threaded) {
-		if (atomic_load_explicit(&e->state, memory_order_relaxed) != 0)
-			return EXCL_BUSY;
-		atomic_store_explicit(&e->state, ST_EXCL, memory_order_relaxed);
-	} else
-#endif
-	if (__builtin_expect(!atomic_compare_exchange_strong_explicit(
-				     &e->state, &expected, ST_EXCL,
-				     memory_order_acquire, memory_order_relaxed),
-			     0))
+	if (unlikely(!atomic_compare_exchange_strong_explicit(
+			     &e->state, &expected, ST_EXCL,
+			     memory_order_acquire, memory_order_relaxed)))
 		return EXCL_BUSY;
-
 	/* Relaxed: the acquire above orders it after the key's store. */
-	if (__builtin_expect(atomic_load_explicit(&e->key, memory_order_relaxed) ==
-				     key,
-			     1))
+	if (likely(atomic_load_explicit(&e->key, memory_order_relaxed) == key))
 		return EXCL_TAKEN;
 	/* We took it from exactly 0 and nobody changes a held word, so 0
 	 * is what it was. */
@@ -210,6 +239,13 @@ static inline bool reap_excl_try(struct ctx_entry *e, uintptr_t key)
 static inline void reap_excl_release(struct ctx_entry *e)
 {
 	atomic_store_explicit(&e->state, 0, memory_order_release);
+}
+
+/* Release, leaving the context to the kernel for good: the holder found
+ * head moved by a reap the library did not make (see the top). */
+static inline void reap_excl_release_foreign(struct ctx_entry *e)
+{
+	atomic_store_explicit(&e->state, ST_FOREIGN, memory_order_release);
 }
 
 #endif /* LIBAIO_REGISTRY_H */

@@ -139,9 +139,11 @@ for r in d["rows"]:
               "syscalls", "syscall_ratio", "cost_reps"):
         assert k in r, k
 assert any(r["series"] == "ours-ring" and r["reps"] == 1 for r in d["rows"])
-# Every measured reap, file and threads row has its cost measured too.
+# Every measured reap, file and threads row has its cost measured too
+# (a cell of 10 ms on a loaded machine may see no I/O complete at all:
+# then there is no cost to measure).
 for r in d["rows"]:
-    if r["workload"] != "loop" and r["reps"]:
+    if r["workload"] != "loop" and r["reps"] and r["median"]:
         assert r["cost_reps"] == r["reps"], r
         assert r["cpu_us"] is not None and r["cpu_us"] >= 0, r
         assert r["syscalls"] is not None and r["syscalls"] >= 0, r

@@ -8,3 +8,6 @@ tests_test_features_SOURCES = tests/test-features.c $(test_common_sources)
 tests_test_features_CFLAGS = $(test_cflags)
 tests_test_features_LDADD = $(test_ldadd)
 endif
+# tests: LIBAIO_DISABLE is ignored by programs with raised privileges.
+TESTS += tests/secure-env.sh
+EXTRA_DIST += tests/secure-env.sh

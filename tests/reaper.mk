@@ -6,6 +6,14 @@ tests_test_reaper_SOURCES = tests/test-reaper.c $(test_common_sources)
 tests_test_reaper_CFLAGS = $(test_cflags)
 tests_test_reaper_LDADD = $(test_ldadd)
 endif
+# tests: reaps the library did not start (raw system calls, raw clones)
+if HAVE_CHECK
+check_PROGRAMS += tests/test-foreign
+TESTS += tests/test-foreign
+tests_test_foreign_SOURCES = tests/test-foreign.c $(test_common_sources)
+tests_test_foreign_CFLAGS = $(test_cflags)
+tests_test_foreign_LDADD = $(test_ldadd)
+endif
 if HAVE_CHECK
 TESTS += tests/reaper-valgrind.sh
 endif

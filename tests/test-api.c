@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -354,10 +355,11 @@ START_TEST(eventfd_counts_completions)
 }
 END_TEST
 
-/* Submit n reads with record_cb and wait, via an eventfd, until all have
- * completed, so io_queue_run finds them without waiting. */
+/* Submit n reads with callback cb and wait, via an eventfd, until all
+ * have completed, so io_queue_run finds them without waiting. */
 static void reads_with_callbacks(io_context_t ctx, int fd, struct iocb *cbs,
-				 unsigned char (*buf)[256], int n)
+				 unsigned char (*buf)[256], int n,
+				 io_callback_t cb)
 {
 	uint64_t count, total = 0;
 	int efd = eventfd(0, EFD_CLOEXEC), i;
@@ -367,8 +369,8 @@ static void reads_with_callbacks(io_context_t ctx, int fd, struct iocb *cbs,
 		struct iocb *p = &cbs[i];
 
 		io_prep_pread(p, fd, buf[i], 256, i * 256);
-		io_set_callback(p, record_cb);
-		ck_assert_ptr_eq(p->data, (void *)record_cb);
+		io_set_callback(p, cb);
+		ck_assert_ptr_eq(p->data, (void *)cb);
 		io_set_eventfd(p, efd);
 		submit_one(ctx, p);
 	}
@@ -391,7 +393,7 @@ START_TEST(queue_run_calls_each_callback)
 	EXPECT_RET(io_queue_run(ctx), 0);
 	ck_assert_int_eq(cb_calls, 0);
 
-	reads_with_callbacks(ctx, fd, cbs, buf, 40);
+	reads_with_callbacks(ctx, fd, cbs, buf, 40, record_cb);
 	EXPECT_RET(io_queue_run(ctx), 0);
 	ck_assert_int_eq(cb_calls, 40);
 	ck_assert_ptr_eq(cb_last_ctx, ctx);
@@ -428,6 +430,51 @@ START_TEST(queue_run_calls_each_callback)
 	/* Bad context: the reap's error comes back. */
 	EXPECT_RET(io_queue_run(NULL), -EINVAL);
 
+	close(fd);
+	end_ctx(ctx);
+}
+END_TEST
+
+/* A callback that never returns: the first one jumps out of
+ * io_queue_run, as a C++ exception or a longjmp would. */
+static jmp_buf leave_run;
+static struct iocb *left_by;
+
+static void leaving_cb(io_context_t ctx, struct iocb *iocb, long res,
+		       long res2)
+{
+	(void)ctx;
+	(void)res;
+	(void)res2;
+	left_by = iocb;
+	longjmp(leave_run, 1);
+}
+
+/* Stock libaio takes one event per callback, so a callback that leaves
+ * costs nothing but its own event: the others stay in the ring. */
+START_TEST(queue_run_keeps_what_a_callback_that_never_returns_left)
+{
+	static const struct timespec second = { 1, 0 };
+	io_context_t ctx = new_ctx(64);
+	int fd = test_tmpfile(16 * 256), seen[16] = { 0 }, i, n;
+	struct iocb cbs[16];
+	unsigned char buf[16][256];
+	struct io_event ev[16];
+
+	reads_with_callbacks(ctx, fd, cbs, buf, 16, leaving_cb);
+	left_by = NULL;
+	if (setjmp(leave_run) == 0) {
+		io_queue_run(ctx);
+		ck_abort_msg("io_queue_run returned past a callback that leaves");
+	}
+	ck_assert_ptr_nonnull(left_by);
+	seen[left_by - cbs]++;
+	n = io_getevents(ctx, 15, 16, ev, (struct timespec *)&second);
+	ck_assert_int_eq(n, 15);
+	for (i = 0; i < n; i++)
+		seen[(struct iocb *)ev[i].obj - cbs]++;
+	for (i = 0; i < 16; i++)
+		ck_assert_int_eq(seen[i], 1);
 	close(fd);
 	end_ctx(ctx);
 }
@@ -1051,6 +1098,7 @@ Suite *test_suite(void)
 	suite_add_tcase(s, notify);
 
 	tcase_add_test(queue, queue_run_calls_each_callback);
+	tcase_add_test(queue, queue_run_keeps_what_a_callback_that_never_returns_left);
 	tcase_add_test(queue, queue_init_release_wait);
 	tcase_add_test(queue, extensions_basics);
 	tcase_add_test(queue, syscall_count_counts_each_aio_system_call);

@@ -7,12 +7,13 @@
  * cannot drift from what the running kernel says.
  *
  * Pointer kinds: NUL (NULL), LOW (first page), KRN (kernel half), NOA (a
- * PROT_NONE page), RDO (a read-only page holding the row's iocb).  NOA is
- * only given where the library passes the pointer on to the kernel
- * without reading it: on a live context the reaper copies
- * events into the caller's array and reads the timeout itself, as the
- * stock libaio does, so a PROT_NONE page there faults in user space (the
- * library cannot tell it from a good pointer without a system call).
+ * PROT_NONE page), RDO (a read-only page holding the row's iocb).  A
+ * timeout is never read by the library (whenever the ring cannot answer
+ * alone, the kernel does the whole call), so NOA timeouts get the
+ * kernel's EFAULT on live contexts too.  An events array is written by
+ * the reaper itself on a live context with completions waiting: a bad one
+ * there raises SIGSEGV instead of EFAULT, with nothing taken from the
+ * ring and the context usable after it (unwritable_events_array_*, below).
  *
  * Contexts: LIVE (io_setup, ring empty), LIVE1 (one completion waiting in
  * the ring), FRGN/FRGN1 (made with the raw system call: the library must
@@ -39,6 +40,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -139,6 +141,8 @@ static const struct row rows[] = {
 	GETEVENTS("timeout first page",     LIVE,   1, 1, OK, LOW, -EFAULT, RAW),
 	GETEVENTS("timeout kernel address", LIVE1,  1, 1, OK, KRN, -EFAULT, RAW),
 	GETEVENTS("timeout PROT_NONE, frgn", FRGN,  1, 1, OK, NOA, -EFAULT, RAW),
+	GETEVENTS("timeout PROT_NONE, empty", LIVE, 1, 1, OK, NOA, -EFAULT, RAW),
+	GETEVENTS("timeout PROT_NONE, 1 of 2", LIVE1, 2, 2, OK, NOA, -EFAULT, RAW),
 	GETEVENTS("timeout negative: waits", LIVE,  1, 1, OK, T_NEG, -EINTR, RAW | SIG),
 	GETEVENTS("tv_nsec 2e9: no EINVAL", LIVE,   1, 1, OK, T_BIGNS, -EINTR, RAW | SIG),
 	GETEVENTS("destroyed context",      DEAD,   0, 1, OK, T_ZERO, -EINVAL, RAW),
@@ -157,6 +161,7 @@ static const struct row rows[] = {
 	PGETEVENTS("nr < 0",                LIVE,   0, -1, OK, T_ZERO, -EINVAL, RAW),
 	PGETEVENTS("events NULL, ready",    LIVE1,  1, 1, NUL, T_ZERO, -EFAULT, RAW),
 	PGETEVENTS("timeout first page",    LIVE,   1, 1, OK, LOW, -EFAULT, RAW),
+	PGETEVENTS("timeout PROT_NONE, empty", LIVE, 1, 1, OK, NOA, -EFAULT, RAW),
 	PGETEVENTS("timeout negative: waits", LIVE, 1, 1, OK, T_NEG, -EINTR, RAW | SIG),
 	PGETEVENTS("destroyed context",     DEAD,   0, 1, OK, T_ZERO, -EINVAL, RAW),
 	PGETEVENTS("ctx -1",                CM1,    0, 1, OK, T_ZERO, -EINVAL, RAW),
@@ -703,6 +708,198 @@ START_TEST(context_after_fork)
 }
 END_TEST
 
+/*
+ * An events array that cannot be written, with completions waiting.  The
+ * kernel answers EFAULT and keeps every event in the ring; the ring
+ * reaper cannot copy with a fault-safe copy, so it faults (SIGSEGV), but
+ * before it has taken anything and with nothing held: the program that
+ * survives the signal gets every event afterwards, and io_destroy works.
+ * Each kind runs in a child with a handler that leaves by siglongjmp.
+ */
+enum bad_array { RO_ARRAY, NONE_ARRAY, RUNS_OFF_MAPPING, RO_ARRAY_EMPTY_RING };
+static sigjmp_buf fault_exit;
+
+static void leave_fault(int sig)
+{
+	(void)sig;
+	siglongjmp(fault_exit, 1);
+}
+
+/* io_getevents into ev, or 1000 if it raised SIGSEGV. */
+static long getevents_or_fault(io_context_t ctx, struct io_event *ev)
+{
+	static const struct timespec zero = { 0, 0 };
+	struct sigaction sa;
+	long r;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = leave_fault;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGSEGV, &sa, NULL);
+	if (sigsetjmp(fault_exit, 1) == 0)
+		r = io_getevents(ctx, 0, 4, ev, (struct timespec *)&zero);
+	else
+		r = 1000;
+	signal(SIGSEGV, SIG_DFL);
+	return r;
+}
+
+static int bad_memory_fd;
+
+static int unwritable_events_array_child(enum bad_array kind)
+{
+	static const struct timespec zero = { 0, 0 }, second = { 1, 0 };
+	int waiting = kind == RO_ARRAY_EMPTY_RING ? 0 : 4;
+	unsigned char *map, b[4];
+	struct io_event *bad, good[4];
+	struct iocb cbs[4], *p;
+	io_context_t ctx = NULL;
+	long r;
+	int i;
+
+	test_hang_guard("unwritable_events_array_keeps_every_event", 20);
+	if (io_setup(8, &ctx) != 0)
+		return 10;
+	for (i = 0; i < waiting; i++) {
+		p = &cbs[i];
+		io_prep_pread(p, bad_memory_fd, &b[i], 1, i);
+		if (io_submit(ctx, 1, &p) != 1)
+			return 11;
+	}
+	map = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (map == MAP_FAILED)
+		return 12;
+	bad = (struct io_event *)map;
+	if (kind == RO_ARRAY || kind == RO_ARRAY_EMPTY_RING)
+		mprotect(map, 8192, PROT_READ);
+	else if (kind == NONE_ARRAY)
+		mprotect(map, 8192, PROT_NONE);
+	else {
+		/* Two slots in the last mapped page, the rest beyond it. */
+		munmap(map + 4096, 4096);
+		bad = (struct io_event *)(map + 4096) - 2;
+	}
+	r = getevents_or_fault(ctx, bad);
+	if (r != 1000 && r != (waiting ? -EFAULT : 0))
+		return 13;
+	/* Every event is still there, once, and nothing is held. */
+	if (waiting && io_getevents(ctx, 4, 4, good,
+				    (struct timespec *)&second) != 4)
+		return 14;
+	if (io_getevents(ctx, 0, 4, good, (struct timespec *)&zero) != 0)
+		return 15;
+	if (io_destroy(ctx) != 0)
+		return 16;
+	test_hang_guard(NULL, 0);
+	return 0;
+}
+
+START_TEST(unwritable_events_array_keeps_every_event)
+{
+	static const char *const names[] = {
+		"read-only", "PROT_NONE", "running off its mapping",
+		"read-only, empty ring"
+	};
+	int kind;
+
+	bad_memory_fd = test_tmpfile(4096);
+	for (kind = RO_ARRAY; kind <= RO_ARRAY_EMPTY_RING; kind++) {
+		int status;
+		pid_t pid = fork();
+
+		ck_assert_int_ge(pid, 0);
+		if (pid == 0)
+			_exit(unwritable_events_array_child((enum bad_array)kind));
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "events array %s: child %s %d", names[kind],
+			      WIFEXITED(status) ? "exited" : "died of signal",
+			      WIFEXITED(status) ? WEXITSTATUS(status) :
+						  WTERMSIG(status));
+		tried++;
+	}
+	close(bad_memory_fd);
+}
+END_TEST
+
+/*
+ * A ring the program protects or unmaps itself (io_getevents(3) and
+ * io_destroy(3) say what happens).  Unmapped: io_destroy gets the
+ * kernel's EINVAL and forgets the context, then every call says EINVAL.
+ * Read-only with a completion waiting: the kernel keeps reaping; the ring
+ * reaper dies of SIGSEGV storing head (checking the protection before
+ * each reap would take a system call).
+ */
+static int ring_unmapped_child(void)
+{
+	struct io_event ev[2];
+	struct iocb cb, *p = &cb;
+	io_context_t ctx = NULL;
+	unsigned char b;
+
+	if (io_setup(8, &ctx) != 0 || munmap(ctx, 4096) != 0)
+		return 10;
+	if (io_destroy(ctx) != -EINVAL)
+		return 11;
+	io_prep_pread(&cb, bad_memory_fd, &b, 1, 0);
+	if (io_getevents(ctx, 0, 2, ev, NULL) != -EINVAL ||
+	    io_reap(ctx, 2, ev) != -EINVAL || io_submit(ctx, 1, &p) != -EINVAL ||
+	    io_reaper_active(ctx) != 0)
+		return 12;
+	return 0;
+}
+
+static int ring_read_only_child(void)
+{
+	static const struct timespec second = { 1, 0 };
+	struct io_event ev[2];
+	struct iocb cb, *p = &cb;
+	io_context_t ctx = NULL;
+	unsigned char b;
+
+	if (io_setup(8, &ctx) != 0)
+		return 10;
+	io_prep_pread(&cb, bad_memory_fd, &b, 1, 0);
+	if (io_submit(ctx, 1, &p) != 1 || mprotect(ctx, 4096, PROT_READ) != 0)
+		return 11;
+	if (io_getevents(ctx, 1, 2, ev, (struct timespec *)&second) != 1)
+		return 12;
+	return 0;
+}
+
+START_TEST(a_ring_the_program_unmaps_or_protects)
+{
+	int status, ring = !test_mode_disables("ring");
+	pid_t pid;
+
+	bad_memory_fd = test_tmpfile(4096);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(ring_unmapped_child());
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "unmapped ring: status %#x", status);
+
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		signal(SIGSEGV, SIG_DFL);
+		_exit(ring_read_only_child());
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	if (ring)
+		ck_assert_msg(WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV,
+			      "read-only ring, ring reaper: status %#x", status);
+	else
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "read-only ring, kernel reaps: status %#x", status);
+	tried += 2;
+	close(bad_memory_fd);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("badinput");
@@ -711,6 +908,8 @@ Suite *test_suite(void)
 	tcase_set_timeout(t, 60);
 	tcase_add_test(t, table);
 	tcase_add_test(t, context_after_fork);
+	tcase_add_test(t, unwritable_events_array_keeps_every_event);
+	tcase_add_test(t, a_ring_the_program_unmaps_or_protects);
 	suite_add_tcase(s, t);
 	return s;
 }

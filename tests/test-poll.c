@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -746,7 +747,14 @@ START_TEST(destroy_with_pending_polls)
 END_TEST
 
 /* Arming more polls than the ring holds: the kernel refuses with EAGAIN;
- * the emulation accepts and delivers once the ring has room. */
+ * the emulation accepts and delivers once the ring has room.
+ *
+ * The kernel counts free slots per CPU: io_submit takes them from the
+ * submitting CPU's share, which it refills in batches from the shared
+ * pool, and answers EAGAIN when both are empty.  Another CPU's share can
+ * still hold slots then, so a thread that moved to that CPU after the
+ * EAGAIN got one more submission in.  The fill and the poll's submission
+ * therefore stay on one CPU. */
 START_TEST(full_ring)
 {
 	io_context_t ctx = new_ctx(1);
@@ -755,8 +763,15 @@ START_TEST(full_ring)
 	struct iocb pl, *p;
 	struct io_event ev;
 	unsigned char b;
+	cpu_set_t all, one;
+	int cpu = sched_getcpu();
 
 	ck_assert_int_ge(efd, 0);
+	ck_assert_int_ge(cpu, 0);
+	ck_assert_int_eq(sched_getaffinity(0, sizeof(all), &all), 0);
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(one), &one), 0);
 	do {
 		ck_assert_int_lt(n, 4096);
 		io_prep_pread(&rds[n], fd, &b, 1, 0);
@@ -768,6 +783,7 @@ START_TEST(full_ring)
 	ck_assert_int_eq(r, -EAGAIN);
 	prep_poll(&pl, efd, POLLOUT, 30);
 	r = submit1(ctx, &pl);
+	ck_assert_int_eq(sched_setaffinity(0, sizeof(all), &all), 0);
 	if (!poll_emulated()) {
 		ck_assert_int_eq(r, -EAGAIN);
 		ck_assert_int_eq(io_destroy(ctx), 0);
