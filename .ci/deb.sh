@@ -40,7 +40,7 @@ top=$PWD
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/aioreap-ci-deb.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-ci_need mmdebstrap dpkg-dev debhelper autopkgtest qemu-system-x86 cpio gcc-multilib libaio-dev
+ci_need mmdebstrap dpkg-dev debhelper autopkgtest qemu-system-x86 cpio libaio-dev
 t_part=$SECONDS
 took() { echo "=== $1 passed in $((SECONDS - t_part)) s"; t_part=$SECONDS; }
 
@@ -299,18 +299,23 @@ if [ ! -f "${multi[0]}" ] || [ ! -f "${multi[1]}" ]; then
 	exit 0
 fi
 # mount: the VM's /init mounts /proc (the apt variant has only what is
-# Essential).
+# Essential).  gcc-multilib builds the programs in the root: on the host
+# it would conflict with the cross job's toolchains (each removes the
+# other), so the host's own gcc builds nothing here.
 tar=$(ci_tarball multiarch --variant=apt --architectures="$arch,i386" \
-	--include="libaio1:$arch,libaio1:i386,mount" "$(dist_hook "libaio1:$arch" libaio1:i386)")
+	--include="libaio1:$arch,libaio1:i386,mount,gcc-multilib" \
+	"$(dist_hook "libaio1:$arch" libaio1:i386)")
 ci_unpack "$tar" "$root"
 mkdir -p "$root/ci"
-cp "${plain[@]}" "${multi[@]}" "$root/ci/"
-# Programs built against Debian's libaio1 of each architecture (the
-# host's gcc, the root's libraries), as any program built on Debian 12.
-gcc -O2 -Wall -Werror -o "$root/ci/prog-$arch" "$work/prog.c" \
-	"$root/usr/lib/$(dpkg-architecture -a"$arch" -qDEB_HOST_MULTIARCH)/libaio.so.1"
-gcc -m32 -O2 -Wall -Werror -o "$root/ci/prog-i386" "$work/prog.c" \
-	"$root/usr/lib/$(dpkg-architecture -ai386 -qDEB_HOST_MULTIARCH)/libaio.so.1"
+cp "${plain[@]}" "${multi[@]}" "$work/prog.c" "$root/ci/"
+cp /usr/include/libaio.h "$root/ci/"	# the host's Debian 12 libaio-dev
+ma64=$(dpkg-architecture -a"$arch" -qDEB_HOST_MULTIARCH)
+ma32=$(dpkg-architecture -ai386 -qDEB_HOST_MULTIARCH)
+# Programs built against Debian's libaio1 of each architecture and its
+# header, as any program built on Debian 12.
+ci_in_root "$root" "cd /ci &&
+	gcc -O2 -Wall -Werror -I. -o prog-$arch prog.c /usr/lib/$ma64/libaio.so.1 &&
+	gcc -m32 -O2 -Wall -Werror -I. -o prog-i386 prog.c /usr/lib/$ma32/libaio.so.1"
 cat > "$root/ci/test4.sh" <<'EOF'
 export DEBIAN_FRONTEND=noninteractive
 set -eu
@@ -350,15 +355,14 @@ EOF
 chmod +x "$root/init"
 # Less to load: what the programs and /init never touch stays out.
 (cd "$root" && find . -xdev \( -path ./usr/share -o -path ./var/cache -o -path ./var/lib/apt \
-	-o -path ./usr/include -o -path './usr/lib/*/perl*' -o -path './usr/lib/*/gconv' \) -prune \
+	-o -path ./usr/include -o -path './usr/lib/*/perl*' -o -path './usr/lib/*/gconv' \
+	-o -path ./usr/lib/gcc -o -path ./usr/libexec \) -prune \
 	-o -print | cpio -o -H newc --quiet) >"$work/root.cpio"
 echo "=== 4. booting $(du -h "$work/vmlinuz" | cut -f1) kernel, $(du -h "$work/root.cpio" | cut -f1) initramfs under qemu-system-x86_64 (TCG)"
 timeout 900 qemu-system-x86_64 -accel tcg -m 1024 -nodefaults -no-reboot -display none \
 	-serial stdio -kernel "$work/vmlinuz" -initrd "$work/root.cpio" \
 	-append 'console=ttyS0 rdinit=/init panic=-1 quiet' </dev/null >"$work/vm.log" 2>&1 || true
 tr -d '\r' <"$work/vm.log" | grep -E '^(vm|/ci/prog-)' | tee "$work/vm.out" || true
-ma64=$(dpkg-architecture -a"$arch" -qDEB_HOST_MULTIARCH)
-ma32=$(dpkg-architecture -ai386 -qDEB_HOST_MULTIARCH)
 for want in "vm: /ci/prog-$arch passed" "vm: /ci/prog-i386 passed" \
 	"/ci/prog-$arch: 64-bit, libaio /usr/lib/$ma64/libaio.so.1.1.0" \
 	"/ci/prog-i386: 32-bit, libaio /usr/lib/$ma32/libaio.so.1.1.0"; do
