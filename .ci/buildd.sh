@@ -4,17 +4,24 @@
 # the test suite on (no nocheck), in a fresh minimal Debian 12 root:
 # `mmdebstrap --variant=buildd` plus only the declared Build-Depends
 # (apt-get build-dep on packaging/debian/control), /tmp on tmpfs, as an
-# unprivileged user, with no gcc-multilib, valgrind, strace, abidiff,
-# clang or stock libaio in sight.  Then the packages it made go through
-# .ci/deb.sh (installed in a throw-away root, fio and qemu-io on them).
+# unprivileged user, with no gcc-multilib, valgrind, abidiff, clang or
+# stock libaio in sight.  Beside it, in a second buildd root that also
+# has the i386 cross toolchain (kept out of the first, whose tests must
+# see a plain amd64 buildd), the other flavour and both flavours for i386
+# are built with nocheck (i386 cross-built: this host's kernel runs no
+# i386 program), so that every architecture's packages come from one
+# place.  lintian checks the source and binary packages (overrides, each
+# with its reason, in packaging/debian*/), and .ci/deb.sh installs and
+# uses them in throw-away roots, gives the distribution's packages back,
+# and replaces Debian's libaio1:amd64 and libaio1:i386 together.
 #
 #   .ci/buildd.sh [OUTDIR]
 #
-# OUTDIR (default: a temporary directory) receives the .debs and the test
-# logs (tests/*.log, test-suite.log).  Prints each skipped test with its
-# reason.  The root's tarball is cached (.ci/chroot-lib.sh), so a rerun
-# downloads nothing; a changed Build-Depends makes a new one.
-# BUILDD_FLAVOUR=t64 builds the t64 flavour instead.
+# OUTDIR (default: a temporary directory) receives the packages and the
+# test logs (tests/*.log, test-suite.log).  Prints each skipped test with
+# its reason.  The roots' tarballs are cached (.ci/chroot-lib.sh), so a
+# rerun downloads nothing; a changed Build-Depends makes new ones.
+# BUILDD_FLAVOUR=t64 runs the tests in the t64 flavour's build instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -28,7 +35,10 @@ trap 'rm -rf "$work"' EXIT
 out=${1:-$work/out}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-ci_need mmdebstrap
+ci_need mmdebstrap lintian
+arch=$(dpkg --print-architecture)
+other=t64
+[ "$flavour" = default ] || other=default
 
 control=packaging/debian/control
 [ "$flavour" = default ] || control=packaging/debian-$flavour/control
@@ -39,17 +49,27 @@ bd_key=$(sed -n '/^Build-Depends/,/^[^ ]/p' "$control" | sha256sum | cut -c1-12)
 # (its mmdebstrap arguments and CI_KEY_EXTRA) stays the same between runs.
 mkdir -p "$ci_cache"
 cp "$control" "$ci_cache/buildd-$flavour.control"
-tar=$(CI_KEY_EXTRA=$bd_key ci_tarball "buildd-$flavour" --variant=buildd \
-	--customize-hook="mkdir -p \"\$1/root/bd/debian\"" \
-	--customize-hook="upload $ci_cache/buildd-$flavour.control /root/bd/debian/control" \
-	--customize-hook='chroot "$1" apt-get build-dep -y -q --no-install-recommends /root/bd' \
-	--customize-hook='rm -rf "$1/root/bd"' \
-	--customize-hook='chroot "$1" useradd -m -s /bin/sh builder')
-root=$work/root
+buildd_root() { # NAME MMDEBSTRAP-ARGS...: a buildd root with the Build-Depends
+	local name=$1
+	shift
+	CI_KEY_EXTRA=$bd_key ci_tarball "$name" --variant=buildd "$@" \
+		--customize-hook="mkdir -p \"\$1/root/bd/debian\"" \
+		--customize-hook="upload $ci_cache/buildd-$flavour.control /root/bd/debian/control" \
+		--customize-hook='chroot "$1" apt-get build-dep -y -q --no-install-recommends /root/bd' \
+		--customize-hook='chroot "$1" sh -c "dpkg --print-foreign-architectures | grep -q . || exit 0;
+			apt-get build-dep -y -q --no-install-recommends -a i386 -P cross,nocheck /root/bd"' \
+		--customize-hook='rm -rf "$1/root/bd"' \
+		--customize-hook='chroot "$1" useradd -m -s /bin/sh builder'
+}
+tar=$(buildd_root "buildd-$flavour")
+xtar=$(buildd_root "buildd-cross-$flavour" --architectures="$arch,i386" \
+	--include=crossbuild-essential-i386,libc6-dev:i386)
+root=$work/root xroot=$work/xroot
 ci_unpack "$tar" "$root"
+ci_unpack "$xtar" "$xroot"
 
-echo "=== what the root has (and lacks)"
-for tool in gcc g++ make autoreconf dh pkg-config mandoc groff valgrind strace abidiff clang; do
+echo "=== what the root of the build with the tests has (and lacks)"
+for tool in gcc g++ make autoreconf dh pkg-config mandoc groff valgrind strace abidiff clang i686-linux-gnu-gcc; do
 	if chroot "$root" sh -c "command -v $tool" >/dev/null 2>&1; then
 		printf '  %-10s yes\n' "$tool"
 	else
@@ -61,27 +81,45 @@ printf '  %-10s %s\n' "gcc -m32" "$(echo '#include <sys/types.h>' | chroot "$roo
 
 # The source as a fresh clone would have it (tracked and untracked-but-
 # not-ignored files), owned by the build user.
-mkdir -p "$root/home/builder/src"
-if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-	git ls-files -z --cached --others --exclude-standard |
-		while IFS= read -r -d '' f; do
-			[ -e "$f" ] || [ -L "$f" ] || continue
-			cp -P --parents -- "$f" "$root/home/builder/src/"
-		done
-else
-	tar -cf - --exclude='./build*' --exclude='./.git' . | tar -C "$root/home/builder/src" -xf -
-fi
-chroot "$root" chown -R builder:builder /home/builder
+for r in "$root" "$xroot"; do
+	mkdir -p "$r/home/builder/src"
+	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git ls-files -z --cached --others --exclude-standard |
+			while IFS= read -r -d '' f; do
+				[ -e "$f" ] || [ -L "$f" ] || continue
+				cp -P --parents -- "$f" "$r/home/builder/src/"
+			done
+	else
+		tar -cf - --exclude='./build*' --exclude='./.git' . | tar -C "$r/home/builder/src" -xf -
+	fi
+	chroot "$r" chown -R builder:builder /home/builder
+done
 
-# parallel=N as Debian's build daemons set it, one job per CPU.
-echo "=== dpkg-buildpackage with the tests on (flavour $flavour), /tmp on tmpfs, parallel=$(nproc)"
+# parallel=N as Debian's build daemons set it, one job per CPU.  The
+# build with the tests runs in the background: its suite spends most of
+# its time asleep (the kernel retiring destroyed contexts), and the three
+# builds without tests, in the other root, fill that time.
+cat > "$xroot/home/builder/builds.sh" <<EOF
+cd /home/builder/src
+for b in "--flavour $other" "--flavour default --arch i386" "--flavour t64 --arch i386"; do
+	echo "build-deb.sh \$b"
+	bash packaging/build-deb.sh \$b /home/builder/debs >/home/builder/build.log 2>&1 ||
+		{ tail -n 40 /home/builder/build.log; echo "build-deb.sh \$b: FAILED"; exit 1; }
+done
+EOF
+echo "=== dpkg-buildpackage with the tests on (flavour $flavour), /tmp on tmpfs, parallel=$(nproc);" \
+	"beside it, nocheck: flavour $other, and both flavours for i386 (cross)"
 t0=$SECONDS
-rc=0
+rc=0 xrc=0
 ci_in_root "$root" "mount | grep ' /tmp ' ; exec su builder -c 'cd /home/builder/src &&
 	DEB_BUILD_OPTIONS=parallel=$(nproc) \
 	LIBAIO_DEB_KEEP=/home/builder/kept bash packaging/build-deb.sh --check \
-	--flavour $flavour /home/builder/debs' > /home/builder/build.log 2>&1" || rc=$?
-echo "build: exit $rc in $((SECONDS - t0)) s"
+	--flavour $flavour /home/builder/debs' > /home/builder/build.log 2>&1" &
+pid=$!
+ci_in_root "$xroot" "exec su builder -c 'sh /home/builder/builds.sh'" || xrc=$?
+echo "builds without tests: exit $xrc in $((SECONDS - t0)) s"
+wait "$pid" || rc=$?
+echo "build with the tests: exit $rc in $((SECONDS - t0)) s"
 cp "$root/home/builder/build.log" "$out/"
 kept=$root/home/builder/kept
 if [ -d "$kept" ]; then
@@ -103,20 +141,37 @@ if [ -d "$kept" ]; then
 	echo "=== Check programs: modes that skipped"
 	grep -H '== mode .*: exit 77' "$kept"/tests/*.log 2>/dev/null | sed "s|^$kept/tests/|  |" || echo "  none"
 fi
-if [ "$rc" != 0 ]; then
-	tail -n 80 "$out/build.log"
-	exit "$rc"
+if [ "$rc" != 0 ] || [ "$xrc" != 0 ]; then
+	[ "$rc" = 0 ] || tail -n 80 "$out/build.log"
+	exit 1
 fi
-cp "$root"/home/builder/debs/*.deb "$out/"
+cp "$root"/home/builder/debs/* "$xroot"/home/builder/debs/* "$out/"
 ls -l "$out"/*.deb
-rm -rf "$root"
-
+rm -rf "$root" "$xroot"
+# lintian on the source packages and every binary package but the
+# automatic -dbgsym ones (debhelper's, which carry no overrides); it runs
+# beside the install tests, and any tag it shows fails.  Every override
+# must follow a comment: its reason.
+echo "=== lintian $(dpkg-query -W -f='${Version}' lintian) (in the background)"
+lint=("$out"/*.dsc)
+for f in "$out"/*.deb; do
+	case $f in *-dbgsym_*) ;; *) lint+=("$f") ;; esac
+done
+lintian --fail-on error,warning,info,pedantic,experimental -I -E --pedantic \
+	--tag-display-limit 0 "${lint[@]}" >"$work/lintian.log" 2>&1 &
+lint_pid=$!
+rc=0
 if [ "${BUILDD_INSTALL_TEST:-1}" = 1 ]; then
 	echo "=== installing what the buildd made into throw-away roots (.ci/deb.sh)"
-	if [ "$flavour" = t64 ]; then
-		bash .ci/deb.sh --t64 "$out"
-	else
-		bash .ci/deb.sh --debs "$out"
-	fi
+	bash .ci/deb.sh "$out" || rc=$?
 fi
+lint_rc=0
+wait "$lint_pid" || lint_rc=$?
+echo "=== lintian over ${#lint[@]} packages: exit $lint_rc"
+grep -v '^running with root privileges' "$work/lintian.log" || true
+awk 'FNR == 1 || /^$/ { why = 0 } /^#/ { why = 1; next }
+	/./ && !why { print FILENAME ": override without a reason: " $0; bad = 1 }
+	END { exit bad }' packaging/debian*/*lintian-overrides packaging/debian/source/lintian-overrides ||
+	lint_rc=1
+[ "$rc" = 0 ] && [ "$lint_rc" = 0 ] || exit 1
 echo "=== buildd job passed"

@@ -58,12 +58,11 @@ ci_unpack() {
 	tar -C "$2" --numeric-owner -xf "$1"
 }
 
-# ci_in_root DIR COMMAND...: run COMMAND (a shell command line) as root in
-# the root DIR, with /proc, /dev (bind), /sys, a tmpfs /tmp and a private
-# mount namespace.  CI_TMPFS_SIZE sets /tmp's size (default 1g).
-ci_in_root() {
-	local root=$1
-	shift
+# ci_mounted DIR COMMAND [ARG...]: run COMMAND on the host in a private
+# mount namespace where the root DIR has /proc, /dev (bind), /sys and a
+# tmpfs /tmp (CI_TMPFS_SIZE, default 1g), for tools that enter the root
+# themselves (autopkgtest's chroot backend).
+ci_mounted() {
 	unshare -m --propagation private sh -ec '
 		root=$1; shift
 		mount -t proc proc "$root/proc"
@@ -71,9 +70,17 @@ ci_in_root() {
 		mount --rbind /sys "$root/sys"
 		mount -t tmpfs -o "size=$CI_TMPFS_SIZE,mode=1777" tmpfs "$root/tmp"
 		cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
-		exec chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-			HOME=/root LANG=C.UTF-8 /bin/sh -ec "$*"
-	' ci_in_root "$root" "$@"
+		exec "$@"
+	' ci_mounted "$@"
+}
+
+# ci_in_root DIR COMMAND...: run COMMAND (a shell command line) as root in
+# the root DIR, mounted as by ci_mounted.
+ci_in_root() {
+	local root=$1
+	shift
+	ci_mounted "$root" chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+		HOME=/root LANG=C.UTF-8 /bin/sh -ec "$*"
 }
 export CI_TMPFS_SIZE=${CI_TMPFS_SIZE:-1g}
 

@@ -1,33 +1,36 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# CI job "deb": install the Debian packages into a throw-away Debian 12
-# root (never into the host) and use them there.
+# CI job "deb": the Debian packages of both flavours installed into
+# throw-away roots (never into the host), used there, and the
+# distribution's own packages put back.
 #
-#   .ci/deb.sh [--debs DIR] [--t64 DIR]
+#   .ci/deb.sh [DIR]
 #
-# --debs DIR: the default-flavour packages (libaio1, libaio-dev) to test;
-#   without it they are built here with packaging/build-deb.sh (nocheck:
-#   job "buildd" builds them with the tests on).
-# --t64 DIR: the t64-flavour packages (libaio1t64, libaio-dev); without it
-#   they are built here too.
+# DIR holds the packages as the buildd job leaves them: libaio1 and
+# libaio-dev 1.0.0~deb12, libaio1t64 and libaio-dev 1.0.0~deb13, for amd64
+# and i386.  Without DIR the amd64 ones are built here (nocheck) and part 4,
+# which needs the i386 ones, reports itself skipped.
 #
-# The root is a cached mmdebstrap tarball (.ci/chroot-lib.sh) of bookworm
-# with the distribution's fio and qemu-utils, hence its libaio1 0.3.113,
-# and a compiler.  In it:
-#  1. our libaio1 and libaio-dev are installed over Debian's (an upgrade by
-#     version); pkg-config, the pages, a client linked dynamically and
-#     statically; fio (--ioengine=libaio --verify=crc32c, buffered and
-#     --direct=1) and qemu-io --aio native run on our library, which is
-#     checked to be the one they load.
-#  2. in a fresh root, our libaio1t64 replaces Debian's libaio1 (apt
-#     removes libaio1; fio, which depends on libaio1, stays through our
-#     Provides).
-#  3. in a fresh root, a stand-in for Debian 13's libaio1t64 0.3.113-8
-#     (made here with dpkg-deb: same name, Provides libaio1, Breaks libaio1
-#     (<< 0.3.113-6), Replaces libaio1, ships libaio.so.1t64) and a package
-#     that depends on libaio1t64 are installed; ours upgrades it, the
-#     dependent package stays, and a program whose DT_NEEDED is
-#     libaio.so.1t64 runs on our library.
+# Each root is a cached mmdebstrap tarball (.ci/chroot-lib.sh).
+#  1. bookworm with Debian's fio, qemu-utils and so libaio1 0.3.113: ours
+#     installed over them with dpkg -i; pkg-config, the pages, fio
+#     --direct=1 and qemu-io --aio native on our library; the autopkgtest
+#     tests (debian/tests) through autopkgtest's chroot backend; then a
+#     program built against our libaio-dev, Debian 12's libaio1 and
+#     libaio-dev put back (a downgrade), and the program and fio run on
+#     Debian's library.
+#  2. bookworm again: libaio1t64 replaces Debian's libaio1 (apt removes it;
+#     fio stays through our Provides).
+#  3. trixie with Debian 13's own libaio1t64, libaio-dev and fio: ours
+#     installed over them, the autopkgtest tests, a program built against
+#     our libaio-dev; then Debian 13's packages put back, and the program
+#     (which needs libaio.so.1t64) and fio run on Debian's library.
+#  4. bookworm for amd64 and i386 with Debian's libaio1 of both and a
+#     program built against each: apt will not replace one architecture
+#     alone (shown), so ours of both replace them in one apt call; both
+#     programs then run in a VM, Debian 12's own kernel booted under
+#     qemu-system-x86_64 (TCG) on that root as its initramfs, since this
+#     host's kernel runs no i386 program.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -35,75 +38,145 @@ top=$PWD
 # shellcheck source=.ci/chroot-lib.sh
 . .ci/chroot-lib.sh
 
-debs='' t64=''
-while [ $# -gt 0 ]; do
-	case $1 in
-	--debs) debs=$2; shift ;;
-	--t64) t64=$2; shift ;;
-	*) echo "deb.sh: unknown argument $1"; exit 2 ;;
-	esac
-	shift
-done
-
 work=$(mktemp -d "${TMPDIR:-/tmp}/aioreap-ci-deb.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-ci_need mmdebstrap dpkg-dev debhelper
+ci_need mmdebstrap dpkg-dev debhelper autopkgtest qemu-system-x86 cpio libaio-dev
+t_part=$SECONDS
+took() { echo "=== $1 passed in $((SECONDS - t_part)) s"; t_part=$SECONDS; }
 
+v12=$(dpkg-parsechangelog -l packaging/debian/changelog -S Version)
+v13=$(dpkg-parsechangelog -l packaging/debian-t64/changelog -S Version)
+arch=$(dpkg --print-architecture)
+debs=${1:-}
 if [ -z "$debs" ]; then
-	echo "=== building the packages (nocheck)"
 	debs=$work/debs
-	bash packaging/build-deb.sh "$debs" >"$work/build.log" 2>&1 ||
-		{ tail -50 "$work/build.log"; exit 1; }
+	for flavour in default t64; do
+		echo "=== building the $flavour-flavour packages (nocheck)"
+		bash packaging/build-deb.sh --flavour "$flavour" "$debs" >"$work/build.log" 2>&1 ||
+			{ tail -50 "$work/build.log"; exit 1; }
+	done
 fi
-if [ -z "$t64" ]; then
-	echo "=== building the t64-flavour packages (nocheck)"
-	t64=$work/debs-t64
-	bash packaging/build-deb.sh --flavour t64 "$t64" >"$work/build-t64.log" 2>&1 ||
-		{ tail -50 "$work/build-t64.log"; exit 1; }
-fi
-ls "$debs"/*.deb "$t64"/*.deb
+debs=$(cd "$debs" && pwd)
+plain=("$debs/libaio1_${v12}_$arch.deb" "$debs/libaio-dev_${v12}_$arch.deb")
+t64=("$debs/libaio1t64_${v13}_$arch.deb" "$debs/libaio-dev_${v13}_$arch.deb")
+for f in "${plain[@]}" "${t64[@]}"; do
+	[ -f "$f" ] || { echo "deb.sh: $f missing"; exit 1; }
+done
 
-tar=$(ci_tarball run --variant=apt \
-	--include=fio,qemu-utils,gcc,libc6-dev,pkgconf,man-db)
-root=$work/root
-
-# --- 1. libaio1 + libaio-dev over Debian's libaio1 -----------------------
-ci_unpack "$tar" "$root"
-mkdir -p "$root/ci"
-cp "$debs"/libaio1_*.deb "$debs"/libaio-dev_*.deb "$root/ci/"
-cat > "$root/ci/client.c" <<'CEOF'
+# A program that uses only stock libaio calls (so it runs on the
+# distribution's library too): it reads a file through AIO and prints
+# which libaio file it has mapped.
+cat > "$work/prog.c" <<'EOF'
 #include <libaio.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-int main(void)
+int main(int argc, char **argv)
 {
-	char path[] = "/var/tmp/aioreap-ci-clientXXXXXX", buf[16] = "";
+	char path[] = "/tmp/progXXXXXX", buf[8] = "", line[512], *lib = NULL;
 	struct iocb cb, *list[1] = { &cb };
 	struct io_event ev;
 	io_context_t ctx = 0;
-	int fd = mkstemp(path), ret;
+	int fd = mkstemp(path), ok;
+	FILE *maps = fopen("/proc/self/maps", "r");
 
-	if (fd < 0 || write(fd, "hello", 5) != 5)
-		return 1;
+	if (fd < 0 || write(fd, "data", 4) != 4 || io_setup(2, &ctx) != 0)
+		return 2;
 	unlink(path);
-	if ((ret = io_setup(4, &ctx)) < 0) {
-		fprintf(stderr, "io_setup: %s\n", strerror(-ret));
-		return 1;
-	}
-	io_prep_pread(&cb, fd, buf, sizeof(buf) - 1, 0);
-	if (io_submit(ctx, 1, list) != 1 || io_getevents(ctx, 1, 1, &ev, NULL) != 1)
-		return 1;
-	if ((long)ev.res != 5 || strcmp(buf, "hello") != 0)
-		return 1;
-	printf("features %#x, reaper %d\n", io_features(), io_reaper_active(ctx));
+	io_prep_pread(&cb, fd, buf, 4, 0);
+	ok = io_submit(ctx, 1, list) == 1 && io_getevents(ctx, 1, 1, &ev, NULL) == 1 &&
+	     ev.res == 4 && memcmp(buf, "data", 4) == 0;
 	io_destroy(ctx);
-	printf("OK\n");
-	return 0;
+	while (!lib && maps && fgets(line, sizeof(line), maps))
+		if (strstr(line, "/libaio.so"))
+			lib = strchr(line, '/');
+	printf("%s: %zu-bit, libaio %s", argc ? argv[0] : "prog", 8 * sizeof(long),
+	       lib ? lib : "not mapped\n");
+	printf("%s: %s\n", argc ? argv[0] : "prog", ok ? "OK" : "FAILED");
+	return !ok;
 }
-CEOF
+EOF
+
+# The check after a package swap, in a root: build prog against the
+# installed libaio-dev (ours), show what the binary package holding it
+# would depend on, put the distribution's packages from /dist back, and
+# run prog and fio on them.  $1: the runtime package, libaio1 or libaio1t64.
+cat > "$work/downgrade.sh" <<'EOF'
+set -eu
+cd /ci
+runtime=$1
+dist=$(dpkg-deb -f /dist/${runtime}_*.deb Version)
+gcc -Wall -Werror -o prog prog.c $(pkg-config --cflags --libs libaio)
+echo "prog records: $(readelf -d prog | sed -n 's/.*NEEDED.*\[\(libaio[^]]*\)\]/\1/p')"
+mkdir -p shl/debian
+printf 'Source: prog\n\nPackage: prog\nArchitecture: any\n' > shl/debian/control
+dep=$(cd shl && dpkg-shlibdeps -O ../prog 2>/dev/null | grep -o "$runtime ([^)]*)")
+echo "prog's package would depend on $dep; the distribution's $runtime is $dist"
+min=${dep#*>= }
+dpkg --compare-versions "$dist" ge "${min%)}" ||
+	{ echo "the distribution's $runtime does not satisfy $dep"; exit 1; }
+./prog | tee out
+grep -q AIOREAP_1.0 "$(sed -n 's/.*libaio \(\/[^ ]*\)$/\1/p' out)"
+echo "=== putting back the distribution's $(cd /dist && echo *.deb)"
+dpkg -i /dist/*.deb 2>&1 | grep -iE 'downgrad|setting up'
+[ -z "$(dpkg --audit)" ] || { dpkg --audit; exit 1; }
+for p in $runtime libaio-dev; do
+	[ "$(dpkg-query -W -f='${Version} ${db:Status-Abbrev}' $p)" = "$dist ii " ] ||
+		{ dpkg-query -W $p; exit 1; }
+done
+./prog | tee out
+lib=$(sed -n 's/.*libaio \(\/[^ ]*\)$/\1/p' out)
+dpkg -S "$lib" | grep -q "^$runtime:" && ! grep -q AIOREAP_1.0 "$lib" ||
+	{ echo "$lib is not the distribution's"; exit 1; }
+fio --name=back --filename=/var/tmp/fio.dat --size=8M --rw=randrw --bs=4k \
+	--ioengine=libaio --iodepth=8 --verify=crc32c --verify_fatal=1 \
+	--output-format=terse --terse-version=3 | cut -d';' -f5 | grep -qx 0
+echo "fio on the distribution's $runtime $dist: verify passed"
+EOF
+
+# run_autopkgtest ROOT FLAVOUR DEB...: the flavour's debian/tests against
+# DEB... in the unpacked ROOT, through autopkgtest's chroot backend (its
+# unshare backend needs subordinate id ranges for root in /etc/subuid).
+# The tests' dependencies are all in the root, so its apt sources are
+# emptied: nothing is downloaded.
+run_autopkgtest() {
+	local root=$1 flavour=$2 src=$work/autopkgtest-src rc=0
+	shift 2
+	rm -rf "$src" && mkdir -p "$src/debian"
+	cp -R packaging/debian/tests packaging/debian/source "$src/debian/"
+	if [ "$flavour" = t64 ]; then
+		cp packaging/debian-t64/control packaging/debian-t64/changelog "$src/debian/"
+	else
+		cp packaging/debian/control packaging/debian/changelog "$src/debian/"
+	fi
+	: >"$root/etc/apt/sources.list"
+	rm -f "$root"/etc/apt/sources.list.d/*
+	ci_mounted "$root" autopkgtest --no-built-binaries --summary-file="$work/summary" \
+		"$src/" "$@" -- chroot "$root" >"$work/autopkgtest.log" 2>&1 || rc=$?
+	# The tests' own output, then the summary.
+	sed -n '/: \[-----------------------$/,/: -----------------------\]$/p' \
+		"$work/autopkgtest.log" | grep -v -- '-----------------------'
+	sed 's/^/autopkgtest: /' "$work/summary"
+	[ "$rc" = 0 ] || { tail -n 40 "$work/autopkgtest.log"; echo "autopkgtest: exit $rc"; return 1; }
+}
+
+# Hooks shared by the roots: Debian's own libaio packages saved in /dist
+# (to put back later), and no man-db index rebuild at every install.
+dist_hook() { # package...
+	echo "--customize-hook=mkdir -p \"\$1/dist\" && chroot \"\$1\" sh -c 'cd /dist && apt-get download -q $*'"
+}
+nomandb='--customize-hook=rm -f "$1/var/lib/man-db/auto-update"'
+
+# --- 1. libaio1 + libaio-dev over Debian 12's, autopkgtest, downgrade ----
+tar=$(ci_tarball run --variant=apt \
+	--include=fio,qemu-utils,gcc,libc6-dev,pkgconf,man-db,dpkg-dev,apt-utils \
+	"$(dist_hook libaio1 libaio-dev)" "$nomandb")
+root=$work/root
+ci_unpack "$tar" "$root"
+mkdir -p "$root/ci"
+cp "${plain[@]}" "$work/prog.c" "$work/downgrade.sh" "$root/ci/"
 cat > "$root/ci/test1.sh" <<'EOF'
 set -eu
 cd /ci
@@ -113,9 +186,9 @@ echo "=== after:  $(dpkg-query -W libaio1 libaio-dev | tr '\n' ' ')"
 [ "$(dpkg-query -W -f='${Version}' libaio1)" = "$(dpkg-deb -f libaio1_*.deb Version)" ]
 dpkg -s fio qemu-utils | grep -E '^(Package|Status)'
 
-echo "=== pkg-config"
+echo "=== pkg-config and pages"
 pkg-config --modversion libaio
-[ "$(pkg-config --modversion libaio)" = "$(dpkg-query -W -f='${Version}' libaio-dev | sed 's/-[^-]*$//')" ]
+[ "$(pkg-config --modversion libaio)" = "$(dpkg-query -W -f='${Version}' libaio-dev | sed 's/[~-].*//')" ]
 pkg-config --cflags --libs libaio
 pkg-config --static --cflags --libs libaio
 for page in io_setup.3 io.3 io_getevents_time64.3; do
@@ -134,21 +207,13 @@ grep -q AIOREAP_1.0 "$real" || { echo "$real is not ours (no AIOREAP_1.0)"; exit
 qlib=$(ldd /usr/bin/qemu-io | awk '$1 == "libaio.so.1" { print $3 }')
 [ "$(readlink -f "$qlib")" = "$real" ]
 
-echo "=== client (dynamic and static)"
-gcc -Wall -Werror -o client client.c $(pkg-config --cflags --libs libaio)
-./client | tail -n 1 | grep -qx OK
-gcc -static -o client-static client.c $(pkg-config --static --cflags --libs libaio)
-./client-static | tail -n 1 | grep -qx OK
-
-echo "=== fio, libaio engine, crc32c verify"
-for direct in 0 1; do
-	fio --name=verify-direct$direct --filename=/var/tmp/fio.dat --size=32M \
-		--rw=randrw --bs=4k --ioengine=libaio --iodepth=32 --direct=$direct \
-		--verify=crc32c --do_verify=1 --verify_fatal=1 --numjobs=1 \
-		--output-format=terse --terse-version=3 > fio-$direct.out
-	awk -F';' '{ printf "direct=%s: error=%s read_kb=%s write_kb=%s\n", '"$direct"', $5, $6, $47 }' fio-$direct.out
-	[ "$(cut -d';' -f5 fio-$direct.out)" = 0 ] || { cat fio-$direct.out; exit 1; }
-done
+echo "=== fio, libaio engine, O_DIRECT, crc32c verify"
+fio --name=verify-direct --filename=/var/tmp/fio.dat --size=32M \
+	--rw=randrw --bs=4k --ioengine=libaio --iodepth=32 --direct=1 \
+	--verify=crc32c --do_verify=1 --verify_fatal=1 --numjobs=1 \
+	--output-format=terse --terse-version=3 > fio.out
+awk -F';' '{ printf "error=%s read_kb=%s write_kb=%s\n", $5, $6, $47 }' fio.out
+[ "$(cut -d';' -f5 fio.out)" = 0 ] || { cat fio.out; exit 1; }
 rm -f /var/tmp/fio.dat
 
 echo "=== qemu-io --aio native"
@@ -160,16 +225,21 @@ qemu-io -f raw -t none --aio native \
 cat qemu-io.out
 ! grep -qi 'fail\|error\|mismatch' qemu-io.out
 rm -f /var/tmp/q.img
-echo "=== part 1 passed"
 EOF
-echo "=== 1. libaio1 $(dpkg-deb -f "$debs"/libaio1_*.deb Version) over Debian's libaio1"
+echo "=== 1. libaio1 $v12 over Debian 12's libaio1"
 ci_in_root "$root" "sh /ci/test1.sh"
+echo "=== 1. autopkgtest (chroot backend)"
+run_autopkgtest "$root" default "${plain[@]}"
+echo "=== 1. a program built against ours; Debian 12's packages put back"
+ci_in_root "$root" "sh /ci/downgrade.sh libaio1"
+took "part 1"
 
-# --- 2. libaio1t64 replaces Debian's libaio1 -----------------------------
+# --- 2. libaio1t64 replaces Debian 12's libaio1 ---------------------------
 ci_unpack "$tar" "$root"
 mkdir -p "$root/ci"
-cp "$t64"/libaio1t64_*.deb "$t64"/libaio-dev_*.deb "$root/ci/"
+cp "${t64[@]}" "$root/ci/"
 cat > "$root/ci/test2.sh" <<'EOF'
+export DEBIAN_FRONTEND=noninteractive
 set -eu
 cd /ci
 echo "=== before: $(dpkg-query -W libaio1 fio | tr '\n' ' ')"
@@ -184,92 +254,136 @@ grep -q AIOREAP_1.0 "$(readlink -f "$lib")"
 fio --name=t64 --filename=/var/tmp/fio.dat --size=8M --rw=randrw --bs=4k \
 	--ioengine=libaio --iodepth=8 --direct=1 --verify=crc32c --verify_fatal=1 \
 	--output-format=terse --terse-version=3 | cut -d';' -f5 | grep -qx 0
-echo "=== part 2 passed"
 EOF
-echo "=== 2. libaio1t64 $(dpkg-deb -f "$t64"/libaio1t64_*.deb Version) replaces Debian's libaio1"
+echo "=== 2. libaio1t64 $v13 replaces Debian 12's libaio1"
 ci_in_root "$root" "sh /ci/test2.sh"
+took "part 2"
 
-# --- 3. over a stand-in for Debian 13's libaio1t64 -----------------------
-ci_unpack "$tar" "$root"
+# --- 3. libaio1t64 over Debian 13's, autopkgtest, downgrade --------------
+tar13=$(ci_suite=trixie ci_tarball run --variant=apt \
+	--include=fio,gcc,libc6-dev,pkgconf,libaio-dev,dpkg-dev,apt-utils \
+	"$(dist_hook libaio1t64 libaio-dev)" "$nomandb")
+ci_unpack "$tar13" "$root"
 mkdir -p "$root/ci"
-cp "$t64"/libaio1t64_*.deb "$t64"/libaio-dev_*.deb "$root/ci/"
-arch=$(dpkg-deb -f "$t64"/libaio1t64_*.deb Architecture)
-multiarch=$(dpkg-architecture -a"$arch" -qDEB_HOST_MULTIARCH)
-# The stand-in's library: the same file Debian 13 ships, libaio.so.1t64,
-# with that soname; a stub defining the LIBAIO_0.4 io_setup is enough to
-# link a program against it and to see which library it ends up using.
-mk=$work/standin
-mkdir -p "$mk/lib" "$mk/pkg/DEBIAN" "$mk/pkg/usr/lib/$multiarch" "$mk/dep/DEBIAN"
-printf 'LIBAIO_0.1 { local: *; };\nLIBAIO_0.4 { global: io_setup; io_destroy; } LIBAIO_0.1;\n' >"$mk/lib/map"
-printf 'int io_setup(int n, void *c) { (void)n; (void)c; return -38; }\nint io_destroy(void *c) { (void)c; return -38; }\n' >"$mk/lib/stub.c"
-gcc -shared -fPIC -o "$mk/pkg/usr/lib/$multiarch/libaio.so.1t64.0.2" \
-	-Wl,-soname,libaio.so.1t64 -Wl,--version-script="$mk/lib/map" "$mk/lib/stub.c"
-ln -s libaio.so.1t64.0.2 "$mk/pkg/usr/lib/$multiarch/libaio.so.1t64"
-cat > "$mk/pkg/DEBIAN/control" <<EOF
-Package: libaio1t64
-Source: libaio
-Version: 0.3.113-8
-Architecture: $arch
-Multi-Arch: same
-Maintainer: stand-in <ci@localhost>
-Provides: libaio1 (= 0.3.113-8)
-Breaks: libaio1 (<< 0.3.113-6)
-Replaces: libaio1
-Description: stand-in for Debian 13's libaio1t64 (CI only)
-EOF
-dpkg-deb -Zgzip --root-owner-group --build "$mk/pkg" "$root/ci/standin-libaio1t64.deb" >/dev/null
-cat > "$mk/dep/DEBIAN/control" <<EOF
-Package: needs-libaio1t64
-Version: 1.0
-Architecture: all
-Maintainer: stand-in <ci@localhost>
-Depends: libaio1t64 (>= 0.3.113-6)
-Description: a package built on Debian 13 against libaio1t64 (CI only)
-EOF
-dpkg-deb -Zgzip --root-owner-group --build "$mk/dep" "$root/ci/needs-libaio1t64.deb" >/dev/null
-# A program whose DT_NEEDED is libaio.so.1t64, as on Debian 13.
-cat > "$mk/lib/prog.c" <<'EOF'
-#include <stdio.h>
-#include <string.h>
-int io_setup(int n, void *c);
-int io_destroy(void *c);
-int main(void)
-{
-	void *ctx = 0;
-	int r = io_setup(4, &ctx);
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[512];
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, "libaio"))
-			printf("maps: %s", strchr(line, '/'));
-	printf("io_setup: %d\n", r);
-	if (r == 0)
-		io_destroy(ctx);
-	return r;
-}
-EOF
-gcc -o "$root/ci/prog-t64" "$mk/lib/prog.c" "$mk/pkg/usr/lib/$multiarch/libaio.so.1t64"
-readelf -d "$root/ci/prog-t64" | grep -q 'NEEDED.*\[libaio\.so\.1t64\]'
+cp "${t64[@]}" "$work/prog.c" "$work/downgrade.sh" "$root/ci/"
 cat > "$root/ci/test3.sh" <<'EOF'
+export DEBIAN_FRONTEND=noninteractive
 set -eu
 cd /ci
-apt-get install -y -q /ci/standin-libaio1t64.deb
-apt-get install -y -q /ci/needs-libaio1t64.deb
-echo "=== with the stand-in: $(dpkg-query -W libaio1t64 needs-libaio1t64 fio | tr '\n' ' ')"
-./prog-t64 && { echo "the stand-in should answer -ENOSYS"; exit 1; } || true
+echo "=== before: $(dpkg-query -W libaio1t64 libaio-dev fio | tr '\n' ' ')"
 apt-get install -y -q /ci/libaio1t64_*.deb /ci/libaio-dev_*.deb
-echo "=== with ours: $(dpkg-query -W libaio1t64 libaio-dev needs-libaio1t64 fio | tr '\n' ' ')"
-for p in libaio1t64 libaio-dev needs-libaio1t64 fio; do
+echo "=== after: $(dpkg-query -W libaio1t64 libaio-dev fio | tr '\n' ' ')"
+for p in libaio1t64 libaio-dev fio; do
 	dpkg-query -W -f='${db:Status-Abbrev}' "$p" | grep -q '^ii' || { echo "$p not installed"; exit 1; }
 done
 [ "$(dpkg-query -W -f='${Version}' libaio1t64)" = "$(dpkg-deb -f libaio1t64_*.deb Version)" ]
-out=$(./prog-t64)
-echo "$out"
-echo "$out" | grep -q '^io_setup: 0$'
-echo "$out" | grep -q 'libaio.so.1.1.0'
-echo "=== part 3 passed"
+ls -l /usr/lib/*/libaio.so*
+lib=$(ldd /usr/bin/fio | awk '$1 == "libaio.so.1t64" { print $3 }')
+echo "fio: $lib -> $(readlink -f "$lib")"
+grep -q AIOREAP_1.0 "$(readlink -f "$lib")"
 EOF
-echo "=== 3. libaio1t64 over a stand-in for Debian 13's libaio1t64 0.3.113-8"
+echo "=== 3. libaio1t64 $v13 over Debian 13's libaio1t64"
 ci_in_root "$root" "sh /ci/test3.sh"
+echo "=== 3. autopkgtest (chroot backend)"
+run_autopkgtest "$root" t64 "${t64[@]}"
+echo "=== 3. a program built against ours; Debian 13's packages put back"
+ci_in_root "$root" "sh /ci/downgrade.sh libaio1t64"
+took "part 3"
+
+# --- 4. amd64 and i386 together, the i386 program run in a VM ------------
+multi=("$debs/libaio1_${v12}_i386.deb" "$debs/libaio-dev_${v12}_i386.deb")
+if [ ! -f "${multi[0]}" ] || [ ! -f "${multi[1]}" ]; then
+	echo "=== 4. SKIP: no i386 packages in $debs (the buildd job cross-builds them)"
+	rm -rf "$root"
+	echo "=== deb job passed, part 4 skipped"
+	exit 0
+fi
+# mount: the VM's /init mounts /proc (the apt variant has only what is
+# Essential).  gcc-multilib builds the programs in the root: on the host
+# it would conflict with the cross job's toolchains (each removes the
+# other), so the host's own gcc builds nothing here.
+tar=$(ci_tarball multiarch --variant=apt --architectures="$arch,i386" \
+	--include="libaio1:$arch,libaio1:i386,mount,gcc-multilib" \
+	"$(dist_hook "libaio1:$arch" libaio1:i386)")
+ci_unpack "$tar" "$root"
+mkdir -p "$root/ci"
+cp "${plain[@]}" "${multi[@]}" "$work/prog.c" "$root/ci/"
+cp /usr/include/libaio.h "$root/ci/"	# the host's Debian 12 libaio-dev
+ma64=$(dpkg-architecture -a"$arch" -qDEB_HOST_MULTIARCH)
+ma32=$(dpkg-architecture -ai386 -qDEB_HOST_MULTIARCH)
+# Programs built against Debian's libaio1 of each architecture and its
+# header, as any program built on Debian 12.
+ci_in_root "$root" "cd /ci &&
+	gcc -O2 -Wall -Werror -I. -o prog-$arch prog.c /usr/lib/$ma64/libaio.so.1 &&
+	gcc -m32 -O2 -Wall -Werror -I. -o prog-i386 prog.c /usr/lib/$ma32/libaio.so.1"
+cat > "$root/ci/test4.sh" <<'EOF'
+export DEBIAN_FRONTEND=noninteractive
+set -eu
+cd /ci
+echo "=== before: $(dpkg-query -W 'libaio1:*' | tr '\n' ' ')"
+echo "=== apt, asked for the amd64 package alone, would remove the other:"
+apt-get -s install ./libaio1_*_amd64.deb 2>&1 | grep -E '^(Inst|Remv) libaio1' | tee apt-one.out
+grep -q '^Remv libaio1:i386' apt-one.out
+apt-get install -y -q ./libaio1_*.deb ./libaio-dev_*.deb
+echo "=== after:"
+dpkg-query -W -f='${binary:Package} ${Version} ${db:Status-Abbrev}\n' 'libaio1:*' 'libaio-dev:*' | tee after.out
+[ "$(grep -c " $(dpkg-deb -f libaio1_*_amd64.deb Version) ii" after.out)" = 4 ]
+[ -z "$(dpkg --audit)" ] || { dpkg --audit; exit 1; }
+for f in /usr/lib/*/libaio.so.1; do
+	echo "$f -> $(readlink -f "$f")"
+	grep -q AIOREAP_1.0 "$(readlink -f "$f")"
+done
+EOF
+echo "=== 4. libaio1 $v12 for amd64 and i386 over Debian 12's, in one apt call"
+ci_in_root "$root" "sh /ci/test4.sh"
+# The VM: Debian 12's kernel (IA32 emulation on), this root unpacked from
+# an initramfs, /init running both programs and powering off.
+ktar=$(ci_tarball kernel --variant=extract --include=linux-image-amd64 \
+	--extract-hook='mv "$1"/boot/vmlinuz-* "$1/vmlinuz" && rm -rf "$1/lib" "$1/usr" "$1/boot" "$1/bin" "$1/sbin"')
+tar -xOf "$ktar" ./vmlinuz >"$work/vmlinuz"
+cat > "$root/init" <<'EOF'
+#!/bin/sh
+mount -t proc proc /proc
+mount -t tmpfs tmpfs /tmp
+echo "vm: $(cat /proc/version)"
+for p in /ci/prog-*; do
+	if "$p"; then echo "vm: $p passed"; else echo "vm: $p FAILED"; fi
+done
+echo o >/proc/sysrq-trigger
+sleep 60
+EOF
+chmod +x "$root/init"
+# Less to load: what the programs and /init never touch stays out.
+(cd "$root" && find . -xdev \( -path ./usr/share -o -path ./var/cache -o -path ./var/lib/apt \
+	-o -path ./usr/include -o -path './usr/lib/*/perl*' -o -path './usr/lib/*/gconv' \
+	-o -path ./usr/lib/gcc -o -path ./usr/libexec \) -prune \
+	-o -print | cpio -o -H newc --quiet) >"$work/root.cpio"
+echo "=== 4. booting $(du -h "$work/vmlinuz" | cut -f1) kernel, $(du -h "$work/root.cpio" | cut -f1) initramfs under qemu-system-x86_64 (TCG)"
+timeout 900 qemu-system-x86_64 -accel tcg -m 1024 -nodefaults -no-reboot -display none \
+	-serial stdio -kernel "$work/vmlinuz" -initrd "$work/root.cpio" \
+	-append 'console=ttyS0 rdinit=/init panic=-1 quiet' </dev/null >"$work/vm.log" 2>&1 || true
+tr -d '\r' <"$work/vm.log" | grep -E '^(vm|/ci/prog-)' | tee "$work/vm.out" || true
+for want in "vm: /ci/prog-$arch passed" "vm: /ci/prog-i386 passed" \
+	"/ci/prog-$arch: 64-bit, libaio /usr/lib/$ma64/libaio.so.1.1.0" \
+	"/ci/prog-i386: 32-bit, libaio /usr/lib/$ma32/libaio.so.1.1.0"; do
+	grep -qxF "$want" "$work/vm.out" || { tail -n 30 "$work/vm.log"; echo "VM: no line '$want'"; exit 1; }
+done
+# Going back is the same: both architectures in one call (apt removes
+# our libaio-dev, which needs our libaio1); the amd64 program runs here.
+cat > "$root/ci/back4.sh" <<EOF
+export DEBIAN_FRONTEND=noninteractive
+set -eu
+cd /ci
+apt-get install -y -q --allow-downgrades /dist/libaio1_*_$arch.deb /dist/libaio1_*_i386.deb |
+	grep -E '^(Remv|Removing|Setting up)'
+dpkg-query -W -f='\${binary:Package} \${Version} \${db:Status-Abbrev}\n' 'libaio1:*' | tee back.out
+[ "\$(grep -c " \$(dpkg-deb -f /dist/libaio1_*_i386.deb Version) ii" back.out)" = 2 ]
+[ -z "\$(dpkg --audit)" ] || { dpkg --audit; exit 1; }
+./prog-$arch
+./prog-$arch | grep -q 'libaio /usr/lib/$(dpkg-architecture -a"$arch" -qDEB_HOST_MULTIARCH)/libaio.so.1.0.2$'
+EOF
+echo "=== 4. Debian 12's libaio1 for amd64 and i386 put back, in one apt call"
+ci_in_root "$root" "sh /ci/back4.sh"
+took "part 4"
 rm -rf "$root"
 echo "=== deb job passed"

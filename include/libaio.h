@@ -191,8 +191,11 @@ extern int io_pgetevents(io_context_t ctx, long min_nr, long nr,
  * paths the library takes.
  * io_syscall_count() is the number of AIO system calls the library has
  * made in this process.
+ * AIOREAP_EXTENSIONS tells a program at build time that these four are
+ * declared; the name is in this project's namespace, since upstream
+ * libaio owns LIBAIO_*.
  */
-#define LIBAIO_EXTENSIONS	1
+#define AIOREAP_EXTENSIONS	1
 
 #define IO_FEATURE_POLL			0x0001u /* polls go to the kernel first */
 #define IO_FEATURE_PGETEVENTS		0x0002u /* kernel io_pgetevents in use */

@@ -1,17 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Build the Debian binary packages (libaio1, libaio-dev; libaio1t64 in the
-# t64 flavour) from a copy of this source tree, with packaging/debian
-# copied to debian/, and leave the .deb files (plus .buildinfo and
-# .changes) in OUTDIR.
+# Build the Debian packages (source aioreap; binaries libaio1, libaio-dev;
+# libaio1t64 in the t64 flavour) from a copy of this source tree, with
+# packaging/debian copied to debian/, and leave the .deb files (plus the
+# .dsc and tarball, .buildinfo and .changes) in OUTDIR.
 #
-#   packaging/build-deb.sh [--check] [--flavour t64] OUTDIR
+#   packaging/build-deb.sh [--check] [--flavour t64] [--arch ARCH] OUTDIR
 #
 # --flavour t64: packaging/debian-t64 is put over debian/ (runtime package
-#   libaio1t64, also installing libaio.so.1t64; see packaging/debian-t64/README).
+#   libaio1t64, soname libaio.so.1t64, version ~deb13; see
+#   packaging/debian-t64/README).
 # --check (or LIBAIO_DEB_CHECK=1): run the test suite, as a buildd does;
 #   otherwise DEB_BUILD_OPTIONS=nocheck.  LIBAIO_DEB_KEEP=DIR keeps the
 #   unpacked, built source tree (test logs included) in DIR.
+# --arch ARCH: cross-build for ARCH (dpkg-buildpackage -a, profiles cross
+#   and nocheck: the build machine cannot be assumed to run ARCH's
+#   programs); needs ARCH's build dependencies and cross compiler.
 #
 # The copy holds the files git tracks plus untracked files that are not
 # ignored (the working tree as a fresh clone would see it, with local
@@ -20,16 +24,18 @@
 set -euo pipefail
 flavour=default
 check=${LIBAIO_DEB_CHECK:-0}
+arch=''
 while [ $# -gt 1 ]; do
 	case $1 in
 	--check) check=1 ;;
 	--flavour) flavour=$2; shift ;;
 	--flavour=*) flavour=${1#--flavour=} ;;
+	--arch) arch=$2; shift ;;
 	*) break ;;
 	esac
 	shift
 done
-out=${1:?usage: $0 [--check] [--flavour t64] OUTDIR}
+out=${1:?usage: $0 [--check] [--flavour t64] [--arch ARCH] OUTDIR}
 case $flavour in
 default | t64) ;;
 *) echo "build-deb.sh: unknown flavour $flavour (default, t64)" >&2; exit 2 ;;
@@ -45,7 +51,9 @@ done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/aioreap-deb.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' INT TERM
-version=$(dpkg-parsechangelog -l "$src/packaging/debian/changelog" -S Version)
+changelog=$src/packaging/debian/changelog
+[ "$flavour" = default ] || changelog=$src/packaging/debian-$flavour/changelog
+version=$(dpkg-parsechangelog -l "$changelog" -S Version)
 tree=$tmp/aioreap-$version
 mkdir "$tree"
 
@@ -63,23 +71,32 @@ fi
 rm -rf "$tree/debian"
 cp -R "$tree/packaging/debian" "$tree/debian"
 if [ "$flavour" = t64 ]; then
-	rm -f "$tree/debian/libaio1.install" "$tree/debian/libaio1.symbols"
-	cp "$tree"/packaging/debian-t64/control "$tree"/packaging/debian-t64/libaio1t64.* \
-		"$tree/debian/"
+	rm -f "$tree"/debian/libaio1.*
+	cp "$tree"/packaging/debian-t64/control "$tree"/packaging/debian-t64/changelog \
+		"$tree"/packaging/debian-t64/libaio1t64.* "$tree/debian/"
 fi
 mkdir -p "$tree/m4"	# a tarball or an old checkout may lack it
 chmod +x "$tree/debian/rules"
 
+# A native build makes the source package too (what a distribution
+# takes, and what lintian checks); a cross build adds only its binaries.
+set -- -us -uc -F
+if [ -n "$arch" ]; then
+	set -- -us -uc -B -a"$arch"
+	check=0
+	profiles="cross ${DEB_BUILD_PROFILES:-}"
+else
+	profiles=${DEB_BUILD_PROFILES:-}
+fi
 if [ "$check" = 1 ]; then
 	opts=${DEB_BUILD_OPTIONS:-}
-	profiles=${DEB_BUILD_PROFILES:-}
 else
 	opts="nocheck ${DEB_BUILD_OPTIONS:-}"
-	profiles="nocheck ${DEB_BUILD_PROFILES:-}"
+	profiles="nocheck $profiles"
 fi
 rc=0
 (cd "$tree" && DEB_BUILD_OPTIONS="$opts" DEB_BUILD_PROFILES="$profiles" \
-	dpkg-buildpackage -us -uc -b) || rc=$?
+	dpkg-buildpackage "$@") || rc=$?
 if [ -n "${LIBAIO_DEB_KEEP:-}" ]; then
 	rm -rf "$LIBAIO_DEB_KEEP"
 	mkdir -p "$(dirname "$LIBAIO_DEB_KEEP")"
@@ -88,7 +105,7 @@ fi
 [ "$rc" = 0 ] || exit "$rc"
 
 found=0
-for f in "$tmp"/*.deb "$tmp"/*.buildinfo "$tmp"/*.changes; do
+for f in "$tmp"/*.deb "$tmp"/*.buildinfo "$tmp"/*.changes "$tmp"/*.dsc "$tmp"/*.tar.xz; do
 	[ -e "$f" ] || continue
 	cp "$f" "$out/"
 	found=1

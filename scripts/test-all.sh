@@ -10,7 +10,7 @@
 #   cross   arm64 armhf ppc64el s390x riscv64 i386 cross builds with
 #           --enable-werror and the layout test against each <linux/aio_abi.h>
 #   qemu    the test suite built for arm64 and s390x, run under qemu-user
-#   rpm     the RPM build with %check and its content checks
+#   rpm     the RPM build with %check, its content checks and rpmlint
 #   deb     the deb job alone, on packages built on the host (buildd
 #           already runs it on its own packages, so it is not a default)
 # The host's libaio packages (libaio1, libaio1:i386, libaio-dev) must have
@@ -70,6 +70,7 @@ job_distcheck() {
 # fresh configure when that job did not run.
 # %check (the whole test suite, as a Fedora builder runs it) is on.
 job_rpm() {
+	ci_need rpm rpmlint
 	if [ -f "$top/build-ci/Makefile" ]; then
 		LIBAIO_RPM_CHECK=1 bash packaging/build-rpm.sh "$top/build-ci"
 	else

@@ -35,8 +35,26 @@ libaio_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(PTHREAD_CFLAGS)
 libaio_la_LIBADD = $(PTHREAD_LIBS)
 # -z nodelete: the poll emulation's helper thread runs library code, so
 # the library must stay mapped after a dlclose.
-libaio_la_LDFLAGS = -version-info $(LIBAIO_LT_VERSION) -no-undefined \
+libaio_la_LDFLAGS = $(libaio_name_flags) -no-undefined \
 	-Wl,--version-script=$(builddir)/libaio.ver -Wl,-z,nodelete
+if T64_NAME
+# The soname libaio.so.1t64 (configure --enable-t64-name).  libtool's
+# version numbers cannot carry letters, so the library is unversioned
+# with that suffix; libaio.so.1 (for programs that ask for that name, the
+# tests among them) and the development link libaio.so point at it, in
+# .libs as in the installed tree.
+libaio_name_flags = -avoid-version -shrext .so.1t64
+all-local: libaio.la
+	$(AM_V_at)cd .libs && ln -sf libaio.so.1t64 libaio.so.1 && \
+		ln -sf libaio.so.1t64 libaio.so
+install-exec-hook:
+	cd $(DESTDIR)$(libdir) && ln -sf libaio.so.1t64 libaio.so.1 && \
+		ln -sf libaio.so.1t64 libaio.so
+uninstall-hook:
+	rm -f $(DESTDIR)$(libdir)/libaio.so.1 $(DESTDIR)$(libdir)/libaio.so
+else
+libaio_name_flags = -version-info $(LIBAIO_LT_VERSION)
+endif
 EXTRA_libaio_la_DEPENDENCIES = libaio.ver
 EXTRA_DIST += src/libaio.map
 CLEANFILES += libaio.ver
@@ -49,12 +67,4 @@ else
 libaio.ver: $(srcdir)/src/libaio.map
 	$(AM_V_GEN)$(SED) -e 's/@TIME64_PARENT@/LIBAIO_0.5/' \
 		-e '/@TIME64@/d' $< > $@
-endif
-
-if T64_NAME
-# Debian 13 / Ubuntu 24.04 name the same ABI libaio.so.1t64: serve both.
-install-exec-hook:
-	cd $(DESTDIR)$(libdir) && ln -sf libaio.so.1 libaio.so.1t64
-uninstall-hook:
-	rm -f $(DESTDIR)$(libdir)/libaio.so.1t64
 endif

@@ -1,6 +1,7 @@
 #!/bin/sh
 # The public header on its own: it compiles alone as strict C99 and C11
-# (-pedantic -Wall -Wextra -Werror), as C++11, and for i386; and a 32-bit
+# (-pedantic -Wall -Wextra -Werror), as C++11, and for i386; it defines
+# AIOREAP_EXTENSIONS (and not upstream's LIBAIO_EXTENSIONS); and a 32-bit
 # program built with _TIME_BITS=64 calls io_getevents_time64 and
 # io_pgetevents_time64 (checked with nm on a small object), while one
 # built without it, or a 64-bit one with it, calls the plain names.  When
@@ -63,6 +64,25 @@ if command -v clang >/dev/null 2>&1; then
 else
 	echo "SKIP (part): clang not installed: the header is checked with $CC only"
 fi
+
+# The feature macro says the four extensions are declared, and is in the
+# project's namespace: LIBAIO_* belongs to upstream libaio, and a program
+# testing the old development name must fall back to its stock path.
+cat > "$tmp/macro.c" <<'EOC'
+#include <libaio.h>
+#if !defined(AIOREAP_EXTENSIONS) || AIOREAP_EXTENSIONS != 1
+#error "AIOREAP_EXTENSIONS is not defined to 1"
+#endif
+#ifdef LIBAIO_EXTENSIONS
+#error "LIBAIO_EXTENSIONS (upstream's namespace) is defined"
+#endif
+int (*reap)(io_context_t, long, struct io_event *) = io_reap;
+int (*active)(io_context_t) = io_reaper_active;
+unsigned int (*features)(void) = io_features;
+unsigned long long (*count)(void) = io_syscall_count;
+EOC
+compile "C c99 AIOREAP_EXTENSIONS and the four extensions" \
+	$CC -std=c99 $strict -I"$inc" "$tmp/macro.c"
 
 # Which getevents names an object calls.
 calls() { # object -> sorted undefined io_*getevents* names

@@ -1,12 +1,17 @@
 #!/bin/sh
 # ABI check 2: the same program built against our libaio.h and linked with
-# our library runs unchanged on the stock libaio.so.1.
+# our library runs unchanged on the stock libaio.so.1.  Built with
+# --enable-t64-name, the program records libaio.so.1t64, the name under
+# which Debian 13 ships the same stock library: the stock file is offered
+# under that name too.
 . "$top_srcdir/tests/abi-lib.sh"
 need_stock
 need_aio
 
 mkdir "$tmp/stocklib"
 ln -s "$(real "$STOCK_LIBAIO")" "$tmp/stocklib/libaio.so.1"
+soname=${LIBAIO_SONAME:-libaio.so.1}
+[ "$soname" = libaio.so.1 ] || ln -s "$(real "$STOCK_LIBAIO")" "$tmp/stocklib/$soname"
 $CC -std=gnu11 -O2 -Wall -Wextra -Werror -pthread -I"$top_srcdir/include" \
 	-o "$tmp/prog" "$top_srcdir/tests/abi-prog.c" "$ours" ||
 	fail "cannot build against our header"

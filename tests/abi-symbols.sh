@@ -6,7 +6,8 @@
 # AIOREAP_1.0, this library's own node (a LIBAIO_0.x node after 0.6 is
 # upstream's to define: exporting one is a failure).  Nothing else is defined (no internal name leaks), every
 # import is a versioned C library symbol or a weak toolchain hook, the
-# soname is libaio.so.1 and the only DT_NEEDED is libc.so.6.
+# soname is libaio.so.1 (libaio.so.1t64 when configured with
+# --enable-t64-name) and the only DT_NEEDED is libc.so.6.
 . "$top_srcdir/tests/abi-lib.sh"
 need_stock
 command -v readelf >/dev/null 2>&1 || skip "readelf not installed (binutils)"
@@ -95,7 +96,8 @@ done < "$tmp/ours.und"
 
 # Soname and dependencies.
 soname=$(readelf -d "$ours" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-[ "$soname" = libaio.so.1 ] || bad "soname is '$soname'"
+[ "$soname" = "${LIBAIO_SONAME:-libaio.so.1}" ] ||
+	bad "soname is '$soname', want ${LIBAIO_SONAME:-libaio.so.1}"
 needed=$(readelf -d "$ours" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
 [ "$needed" = "libc.so.6 " ] || bad "DT_NEEDED is '$needed', want libc.so.6 only"
 
