@@ -8,6 +8,7 @@
 
 #include <signal.h>
 
+#include "compiler.h"
 #include "libaio.h"
 
 /* The C library's struct timespec under _TIME_BITS=64 on a 32-bit ABI

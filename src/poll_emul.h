@@ -9,12 +9,13 @@
 
 #include <stdatomic.h>
 
+#include "compiler.h"
 #include "libaio.h"
 
 /* Set (relaxed) when the first poll is emulated, before its doorbell can
  * reach any ring (the io_submit system call that posts it orders the two)
  * and before io_submit returns, so io_cancel then looks for it. */
-extern _Atomic int aioreap_poll_emul_used;
+extern hidden _Atomic int aioreap_poll_emul_used;
 
 /* Rewrite the library's own wake-up events into the completions they
  * carry, dropping those of polls a concurrent io_destroy took away.

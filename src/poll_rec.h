@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "compiler.h"
 #include "kernel_abi.h"
 #include "libaio.h"
 
@@ -91,7 +92,7 @@ static inline int rec_move(struct poll_rec *r, unsigned from, unsigned to)
  * held by the thread it interrupted.  It is held across each doorbell
  * io_submit, so no doorbell is ever rung for a context being destroyed.
  */
-extern pthread_mutex_t aioreap_pe_lock;
+extern hidden pthread_mutex_t aioreap_pe_lock;
 
 /* Take aioreap_pe_lock with every signal blocked (the old mask saved in *old),
  * then recycle what reapers handed back; aioreap_pe_leave undoes both. */

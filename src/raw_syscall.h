@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "compiler.h"
 #include "kernel_abi.h"
 #include "libaio.h"
 #include "syscall_nr.h"
@@ -128,7 +129,7 @@ static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
  * beside a system call's microsecond; the ring fast path, which makes no
  * system call, pays nothing.
  */
-extern _Atomic unsigned long long aioreap_aio_syscalls;
+extern hidden _Atomic unsigned long long aioreap_aio_syscalls;
 
 static inline void aio_sys_count(void)
 {

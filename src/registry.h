@@ -126,10 +126,7 @@ struct ctx_entry {
 #define REGISTRY_SIZE		4096u	/* slots; a power of two */
 #define REGISTRY_MAX_PROBE	32u
 
-/* Hidden: the inline registry_home then addresses it directly, not
- * through the GOT (-fvisibility=hidden covers definitions only). */
-extern struct ctx_entry aioreap_registry_table[REGISTRY_SIZE]
-	__attribute__((visibility("hidden")));
+extern hidden struct ctx_entry aioreap_registry_table[REGISTRY_SIZE];
 
 /*
  * Rings are page aligned: drop the page offset and keep the page number's
@@ -154,11 +151,8 @@ static inline struct ctx_entry *registry_home(io_context_t ctx)
 
 	/* Relaxed: confirmed again under the reap lock's acquire.  Keys 0
 	 * and 1 mark empty and freed slots, never a context. */
-	if (__builtin_expect(key > KEY_TOMBSTONE &&
-				     atomic_load_explicit(&e->key,
-							  memory_order_relaxed) ==
-					     key,
-			     1))
+	if (likely(key > KEY_TOMBSTONE &&
+		   atomic_load_explicit(&e->key, memory_order_relaxed) == key))
 		return e;
 	return NULL;
 }
@@ -225,7 +219,7 @@ static inline bool reap_excl_try(struct ctx_entry *e, uintptr_t key)
 {
 	enum excl_try got = reap_excl_try_once(e, key);
 
-	if (__builtin_expect(got != EXCL_BUSY, 1))
+	if (likely(got != EXCL_BUSY))
 		return got == EXCL_TAKEN;
 	return aioreap_reap_excl_contended(e, key);
 }

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "compiler.h"
 #include "kernel_abi.h"
 
 

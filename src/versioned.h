@@ -9,6 +9,7 @@
 
 #include <time.h>
 
+#include "compiler.h"
 #include "kernel_wait.h"
 #include "libaio.h"
 
