@@ -6,6 +6,8 @@ libaio_la_SOURCES = \
 	src/compiler.h \
 	src/event_array.h \
 	src/export.h \
+	src/fd_id.c \
+	src/fd_id.h \
 	src/features.c \
 	src/feature_flags.h \
 	src/getevents.c \

@@ -399,27 +399,6 @@ static int dup_fd(int fd)
 	return (int)r;
 }
 
-/* Does fd name an eventfd?  Only /proc can tell without changing it; if
- * /proc is not mounted, accept and let the doorbell find out. */
-static int is_eventfd(int fd)
-{
-	static const char want[] = "anon_inode:[eventfd]";
-	char path[32] = "/proc/self/fd/", num[12], link[sizeof(want)];
-	int n = 0, p = 14;
-	long len;
-
-	do
-		num[n++] = (char)('0' + fd % 10);
-	while ((fd /= 10) > 0);
-	while (n > 0)
-		path[p++] = num[--n];
-	path[p] = '\0';
-	len = sys_readlinkat(AT_FDCWD, path, link, sizeof(link));
-	if (len < 0)
-		return 1;
-	return len == (long)sizeof(want) - 1 && !memcmp(link, want, len);
-}
-
 /*
  * Emulating one poll is a row of single-job steps, each a function below,
  * in the kernel's order so that a bad iocb gets the kernel's error: the
@@ -500,7 +479,7 @@ static int lookup_fds(const struct kernel_iocb *k, int *resfd)
 		return ret;
 	if (k->aio_flags & KIOCB_FLAG_RESFD) {
 		rf = take_fd((int)k->aio_resfd);
-		if (rf >= 0 && !is_eventfd(rf)) {
+		if (rf >= 0 && !aioreap_fd_is_eventfd(rf)) {
 			sys_close(rf);
 			rf = -EINVAL;
 		}

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "compiler.h"
+#include "fd_id.h"
 #include "kernel_abi.h"
 #include "libaio.h"
 
@@ -30,12 +31,6 @@ enum {
 	REC_FIRED,	/* completed (ready or cancelled); doorbell not rung */
 	REC_DELIVERED,	/* doorbell event in the ring, awaiting the reaper */
 	REC_CLAIMED,	/* translated by a reaper; on its way to recycling */
-};
-
-/* What a descriptor referred to when the library made it: device and
- * inode (0/0 when statx is missing), and for an eventfd its id. */
-struct fd_id {
-	uint64_t dev, ino, sub;
 };
 
 struct poll_rec {
@@ -129,14 +124,6 @@ void aioreap_rec_recycle_forget(void);
 void aioreap_rec_free(struct poll_rec *r);
 void aioreap_rec_recycle(void);
 void aioreap_rec_rearm_all(void);
-
-/* Descriptor identity (poll_helper.c, no lock needed). */
-void aioreap_fd_identify(int fd, struct fd_id *id);
-void aioreap_fd_identify_eventfd(int fd, struct fd_id *id);
-/* Does fd still name what id recorded, close-on-exec as we made it? */
-int aioreap_fd_is(int fd, const struct fd_id *id);
-/* fd's file type (the S_IFMT bits of its mode), 0 if it cannot be had. */
-unsigned aioreap_fd_type(int fd);
 
 /* poll_helper.c; all under aioreap_pe_lock unless said otherwise. */
 int aioreap_helper_ensure(void);
