@@ -17,6 +17,7 @@ libaio_la_SOURCES = \
 	src/poll_emul.c \
 	src/poll_emul.h \
 	src/poll_helper.c \
+	src/poll_helper.h \
 	src/poll_rec.c \
 	src/poll_rec.h \
 	src/queue.c \

@@ -20,6 +20,7 @@
 
 #include "compiler.h"
 #include "poll_emul.h"
+#include "poll_helper.h"
 #include "poll_rec.h"
 #include "raw_syscall.h"
 #include "registry.h"

@@ -1,15 +1,12 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private to the poll emulation (poll_emul.c, poll_helper.c, poll_rec.c):
- * one record per emulated poll iocb, the process-wide lock, and the
- * helper's calls.
+ * one record per emulated poll iocb, and the store that holds them.
  * The design is explained at the top of poll_emul.c.
  */
 #ifndef LIBAIO_POLL_REC_H
 #define LIBAIO_POLL_REC_H
 
-#include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -80,20 +77,6 @@ static inline int rec_move(struct poll_rec *r, unsigned from, unsigned to)
 		memory_order_relaxed, memory_order_relaxed);
 }
 
-/*
- * Protects every record (but a CLAIMED one), the hash, the backlog and
- * the helper state.  Every thread but the helper takes it with all
- * signals blocked (aioreap_pe_enter/aioreap_pe_leave), so a signal handler never finds it
- * held by the thread it interrupted.  It is held across each doorbell
- * io_submit, so no doorbell is ever rung for a context being destroyed.
- */
-extern hidden pthread_mutex_t aioreap_pe_lock;
-
-/* Take aioreap_pe_lock with every signal blocked (the old mask saved in *old),
- * then recycle what reapers handed back; aioreap_pe_leave undoes both. */
-void aioreap_pe_enter(sigset_t *old);	/* poll_helper.c */
-void aioreap_pe_leave(const sigset_t *old);
-
 /* The record store (poll_rec.c): under aioreap_pe_lock unless said. */
 uint64_t aioreap_rec_token(const struct poll_rec *r);	/* no lock */
 /* The record a token names, whatever its state, or NULL (no lock). */
@@ -117,34 +100,5 @@ struct poll_rec *aioreap_rec_each(unsigned *pos);
 void aioreap_rec_recycle_push(struct poll_rec *r);
 struct poll_rec *aioreap_rec_recycle_take(void);
 void aioreap_rec_recycle_forget(void);
-
-/* Records with their descriptors (poll_helper.c), under aioreap_pe_lock:
- * free one (out of the epoll set, our duplicates closed), free what
- * reapers claimed, re-arm every ARMED one in a new epoll set. */
-void aioreap_rec_free(struct poll_rec *r);
-void aioreap_rec_recycle(void);
-void aioreap_rec_rearm_all(void);
-
-/* poll_helper.c; all under aioreap_pe_lock unless said otherwise. */
-int aioreap_helper_ensure(void);
-/* If the epoll set is no longer ours, replace it and re-arm. */
-void aioreap_helper_check(void);
-/* Add r's fd to the epoll set (one-shot): 0, or -errno from epoll_ctl. */
-int aioreap_helper_arm(struct poll_rec *r);
-/* After the epoll set was lost: arm r in the new one, or complete it with
- * POLLNVAL when its descriptor is no longer ours. */
-void aioreap_helper_rearm(struct poll_rec *r);
-/* Take r out of the epoll set and close our duplicate of its fd. */
-void aioreap_helper_disarm(struct poll_rec *r);
-/* r is complete with r->res: ring its doorbell now or queue it. */
-void aioreap_helper_complete(struct poll_rec *r);
-/* Drop ctx's queued doorbells (records are freed by the caller). */
-void aioreap_helper_forget_ctx(io_context_t ctx);
-/* Is obj one of the library's doorbell iocbs?  (No lock needed.) */
-int aioreap_helper_is_doorbell(const struct iocb *obj);
-/* fork: wait until a just-created helper thread runs our code. */
-void aioreap_helper_fork_prepare(void);
-/* fork child: the helper thread and epoll set are the parent's. */
-void aioreap_helper_reset_in_child(void);
 
 #endif /* LIBAIO_POLL_REC_H */
