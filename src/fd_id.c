@@ -7,6 +7,7 @@
 
 #include <fcntl.h>
 #include <string.h>
+#include <linux/kcmp.h>
 
 #include "fd_id.h"
 #include "raw_syscall.h"
@@ -26,20 +27,31 @@ struct statx_head {
 #define STX_INO_BIT	0x100u
 #define STX_TYPE_BIT	0x1u
 
-/* An eventfd's id from /proc/self/fdinfo (0 when unknown). */
-static uint64_t eventfd_id(int fd)
+/* dir and then fd (not negative) in decimal: buf has room for dir and
+ * ten digits.  No snprintf: a signal handler's io_submit may get here. */
+static void proc_path(char *buf, const char *dir, int fd)
 {
-	char path[40] = "/proc/self/fdinfo/", num[12], buf[256], *p;
-	int n = 0, i = 18;
-	long len, f;
-	uint64_t id = 0;
+	size_t i = strlen(dir);
+	char num[12];
+	int n = 0;
 
+	memcpy(buf, dir, i);
 	do
 		num[n++] = (char)('0' + fd % 10);
 	while ((fd /= 10) > 0);
 	while (n > 0)
-		path[i++] = num[--n];
-	path[i] = '\0';
+		buf[i++] = num[--n];
+	buf[i] = '\0';
+}
+
+/* An eventfd's id from /proc/self/fdinfo (0 when unknown). */
+static uint64_t eventfd_id(int fd)
+{
+	char path[40], buf[256], *p;
+	long len, f;
+	uint64_t id = 0;
+
+	proc_path(path, "/proc/self/fdinfo/", fd);
 	f = sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (f < 0)
 		return 0;
@@ -113,18 +125,26 @@ int aioreap_fd_is(int fd, const struct fd_id *id)
 int aioreap_fd_is_eventfd(int fd)
 {
 	static const char want[] = "anon_inode:[eventfd]";
-	char path[32] = "/proc/self/fd/", num[12], link[sizeof(want)];
-	int n = 0, p = 14;
+	char path[32], link[sizeof(want)];
 	long len;
 
-	do
-		num[n++] = (char)('0' + fd % 10);
-	while ((fd /= 10) > 0);
-	while (n > 0)
-		path[p++] = num[--n];
-	path[p] = '\0';
+	proc_path(path, "/proc/self/fd/", fd);
 	len = sys_readlinkat(AT_FDCWD, path, link, sizeof(link));
 	if (len < 0)
 		return 1;
 	return len == (long)sizeof(want) - 1 && !memcmp(link, want, len);
+}
+
+int aioreap_fd_in_epoll(int epfd, int fd)
+{
+	struct kcmp_epoll_slot slot;
+	long r;
+
+	slot.efd = (uint32_t)epfd;
+	slot.tfd = (uint32_t)fd;
+	slot.toff = 0;
+	r = sys_kcmp(sys_getpid(), KCMP_EPOLL_TFD, fd, (long)&slot);
+	if (r == -ENOSYS || r == -EPERM || r == -EACCES)
+		return -1;
+	return r == 0;
 }

@@ -21,5 +21,9 @@ int aioreap_fd_is(int fd, const struct fd_id *id);
 unsigned aioreap_fd_type(int fd);
 /* Does fd name an eventfd?  1 also when /proc cannot tell. */
 int aioreap_fd_is_eventfd(int fd);
+/* Is the file registered in the epoll set epfd under the number fd the
+ * one fd names now (kcmp)?  1 yes, 0 no, -1 when kcmp cannot tell
+ * (missing, or refused by a seccomp filter or ptrace rules). */
+int aioreap_fd_in_epoll(int epfd, int fd);
 
 #endif /* LIBAIO_FD_ID_H */

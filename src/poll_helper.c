@@ -16,7 +16,6 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
-#include <linux/kcmp.h>
 
 #include "compiler.h"
 #include "poll_emul.h"
@@ -165,20 +164,17 @@ static unsigned poll_bits(unsigned ev)
  * descriptor.  The pipe itself is checked first (its inode is unique). */
 static int set_is_ours(void)
 {
-	struct kcmp_epoll_slot slot;
 	long r;
 
-	if (epfd < 0 || !aioreap_fd_is(wake_rd, &wake_id) || !aioreap_fd_is(wake_wr, &wake_id))
+	if (epfd < 0 || !aioreap_fd_is(wake_rd, &wake_id) ||
+	    !aioreap_fd_is(wake_wr, &wake_id))
 		return 0;
-	slot.efd = (uint32_t)epfd;
-	slot.tfd = (uint32_t)wake_rd;
-	slot.toff = 0;
-	r = sys_kcmp(sys_getpid(), KCMP_EPOLL_TFD, wake_rd, (long)&slot);
-	if (r == -ENOSYS || r == -EPERM || r == -EACCES) {
+	r = aioreap_fd_in_epoll(epfd, wake_rd);
+	if (r < 0) {
 		r = sys_fcntl(epfd, F_GETFD, 0);
 		return r >= 0 && (r & FD_CLOEXEC);
 	}
-	return r == 0;
+	return (int)r;
 }
 
 /* Forget the epoll set and the wake-up pipe: close those still ours
@@ -418,17 +414,8 @@ int aioreap_helper_arm(struct poll_rec *r)
  * registered file; the inode check (and close-on-exec) covers the rest. */
 static int dup_is_ours(struct poll_rec *r)
 {
-	if (epfd >= 0) {
-		struct kcmp_epoll_slot slot;
-		long k;
-
-		slot.efd = (uint32_t)epfd;
-		slot.tfd = (uint32_t)r->fd;
-		slot.toff = 0;
-		k = sys_kcmp(sys_getpid(), KCMP_EPOLL_TFD, r->fd, (long)&slot);
-		if (k != 0 && k != -ENOSYS && k != -EPERM && k != -EACCES)
-			return 0;
-	}
+	if (epfd >= 0 && aioreap_fd_in_epoll(epfd, r->fd) == 0)
+		return 0;
 	return aioreap_fd_is(r->fd, &r->fd_id);
 }
 
