@@ -56,14 +56,17 @@ void aioreap_pe_leave(const sigset_t *old)
 
 /* --- records: the parts that touch the epoll set --------------------- */
 
+static void close_resfd(struct poll_rec *r)
+{
+	if (r->resfd >= 0 && aioreap_fd_is(r->resfd, &r->resfd_id))
+		sys_close(r->resfd);
+	r->resfd = -1;
+}
+
 void aioreap_rec_free(struct poll_rec *r)
 {
 	aioreap_helper_disarm(r);
-	if (r->resfd >= 0) {
-		if (aioreap_fd_is(r->resfd, &r->resfd_id))
-			sys_close(r->resfd);
-		r->resfd = -1;
-	}
+	close_resfd(r);
 	aioreap_rec_release(r);
 }
 
@@ -101,7 +104,11 @@ static unsigned helper_gen;
 static _Atomic int helper_started;
 /* The set was lost with polls armed in it: re-arm them in the next one. */
 static int need_rearm;
-static struct poll_rec *q_head, *q_tail;	/* completions awaiting a bell */
+/* Records linked through qnext, in order. */
+struct rec_list {
+	struct poll_rec *head, *tail;
+};
+static struct rec_list queue;	/* completions awaiting a bell */
 
 /*
  * The doorbell iocbs.  Their addresses are how aioreap_poll_emul_translate tells
@@ -204,31 +211,24 @@ static void kick(void)
 		sys_write(wake_wr, &one, 1);
 }
 
-static void list_append(struct poll_rec **head, struct poll_rec **tail,
-			struct poll_rec *r)
+static void list_append(struct rec_list *l, struct poll_rec *r)
 {
 	r->qnext = NULL;
-	if (*tail)
-		(*tail)->qnext = r;
+	if (l->tail)
+		l->tail->qnext = r;
 	else
-		*head = r;
-	*tail = r;
-}
-
-static void queue_push(struct poll_rec *r)
-{
-	list_append(&q_head, &q_tail, r);
+		l->head = r;
+	l->tail = r;
 }
 
 /* Move up to max of ctx's queued records, in order, from the queue to the
- * end of the list head/tail.  Returns how many moved. */
-static long take_ctx(io_context_t ctx, long max, struct poll_rec **head,
-		     struct poll_rec **tail)
+ * end of to.  Returns how many moved. */
+static long take_ctx(io_context_t ctx, long max, struct rec_list *to)
 {
 	struct poll_rec *r, *prev = NULL, *next;
 	long n = 0;
 
-	for (r = q_head; r && n < max; r = next) {
+	for (r = queue.head; r && n < max; r = next) {
 		next = r->qnext;
 		if (r->ctx != ctx) {
 			prev = r;
@@ -237,10 +237,10 @@ static long take_ctx(io_context_t ctx, long max, struct poll_rec **head,
 		if (prev)
 			prev->qnext = next;
 		else
-			q_head = next;
-		if (q_tail == r)
-			q_tail = prev;
-		list_append(head, tail, r);
+			queue.head = next;
+		if (queue.tail == r)
+			queue.tail = prev;
+		list_append(to, r);
 		n++;
 	}
 	return n;
@@ -266,13 +266,6 @@ static void prep_bell(struct iocb *b, struct poll_rec *r)
 	memcpy(b, &k, sizeof(k));
 }
 
-static void close_resfd(struct poll_rec *r)
-{
-	if (r->resfd >= 0 && aioreap_fd_is(r->resfd, &r->resfd_id))
-		sys_close(r->resfd);
-	r->resfd = -1;
-}
-
 /* The doorbell file: a memfd (its inode is unique), or /dev/zero. */
 static int bell_ensure(void)
 {
@@ -294,10 +287,11 @@ static int bell_ensure(void)
 /* Take ctx's records out of the queue; free them if asked. */
 static void unqueue_ctx(io_context_t ctx, int free_them)
 {
-	struct poll_rec *head = NULL, *tail = NULL, *r, *next;
+	struct rec_list l = { NULL, NULL };
+	struct poll_rec *r, *next;
 
-	take_ctx(ctx, LONG_MAX, &head, &tail);
-	for (r = head; r; r = next) {
+	take_ctx(ctx, LONG_MAX, &l);
+	for (r = l.head; r; r = next) {
 		next = r->qnext;
 		r->qnext = NULL;
 		if (free_them)
@@ -306,80 +300,103 @@ static void unqueue_ctx(io_context_t ctx, int free_them)
 }
 
 /*
+ * The kernel refused the doorbells of grp[0..n) (one context's) with an
+ * error that is not a full ring.  Our doorbell file gone (closed by a
+ * close-everything loop): make another, retry.  An eventfd the kernel
+ * will not take: ring without it.  A context that is gone behind our
+ * back (destroyed by a raw system call): nowhere to deliver, drop its
+ * records.  Anything else: drop the first record and go on.  Returns how
+ * many of grp, from the front, are gone.
+ */
+static long refused(io_context_t ctx, struct poll_rec **grp, long n)
+{
+	long i;
+
+	if (!aioreap_fd_is(bellfd, &bell_id)) {
+		bell_ensure();
+		return 0;
+	}
+	if (grp[0]->resfd >= 0) {
+		close_resfd(grp[0]);
+		return 0;
+	}
+	if (aio_sys_submit(ctx, 0, NULL) < 0) {
+		for (i = 0; i < n; i++)
+			aioreap_rec_free(grp[i]);
+		unqueue_ctx(ctx, 1);
+		return n;
+	}
+	aioreap_rec_free(grp[0]);
+	return 1;
+}
+
+/*
+ * Take up to BELL_BATCH of ctx's queued records into grp (*n of them) and
+ * ring their doorbells in one io_submit.  Returns how many, from the
+ * front, are settled (rung or dropped); *full when ctx's ring had no room
+ * for the rest.
+ */
+static long ring(io_context_t ctx, struct poll_rec **grp, long *n, int *full)
+{
+	struct rec_list l = { NULL, NULL };
+	struct iocb *list[BELL_BATCH];
+	struct poll_rec *r;
+	long i, ret;
+
+	take_ctx(ctx, BELL_BATCH, &l);
+	/* Each is DELIVERED before its doorbell can be in the ring: a
+	 * reaper may claim it as soon as the kernel posts it. */
+	for (i = 0, r = l.head; r; r = r->qnext, i++) {
+		prep_bell(&bells[i], r);
+		list[i] = &bells[i];
+		grp[i] = r;
+		rec_set(r, REC_DELIVERED);
+	}
+	*n = i;
+	ret = aio_sys_submit(ctx, i, list);
+	/* The ones rung are the reapers' now, but for the eventfd
+	 * duplicate, which no reaper reads. */
+	for (i = 0; i < ret; i++)
+		close_resfd(grp[i]);
+	/* No event for the others: nobody can claim them. */
+	for (i = ret > 0 ? ret : 0; i < *n; i++)
+		rec_set(grp[i], REC_FIRED);
+	*full = ret == -EAGAIN || ret == -ENOMEM || (ret >= 0 && ret < *n);
+	if (ret < 0 && !*full)
+		return refused(ctx, grp, *n);
+	return ret < 0 ? 0 : ret;
+}
+
+/*
  * Ring every queued doorbell the rings have room for, grouping those of
  * one context into one io_submit.  Whatever a full ring refuses stays
- * queued.  Returns 1 when some remain.
+ * queued, in order.  Returns 1 when some remain.
  */
 static int flush(void)
 {
-	struct poll_rec *keep_head = NULL, *keep_tail = NULL;
+	struct rec_list keep = { NULL, NULL };
 
-	if (q_head && bell_ensure() < 0)
+	if (queue.head && bell_ensure() < 0)
 		return 1;
-	while (q_head) {
-		struct iocb *list[BELL_BATCH];
-		struct poll_rec *grp[BELL_BATCH], *r, *bh = NULL, *bt = NULL;
-		io_context_t ctx = q_head->ctx;
-		long n = 0, i, ret;
+	while (queue.head) {
+		struct poll_rec *grp[BELL_BATCH];
+		io_context_t ctx = queue.head->ctx;
+		long i, n;
+		int full;
 
-		/* Take up to BELL_BATCH records of ctx out of the queue.
-		 * Each is DELIVERED before its doorbell can be in the ring:
-		 * a reaper may claim it as soon as the kernel posts it. */
-		take_ctx(ctx, BELL_BATCH, &bh, &bt);
-		for (r = bh; r; r = r->qnext) {
-			prep_bell(&bells[n], r);
-			list[n] = &bells[n];
-			grp[n++] = r;
-			rec_set(r, REC_DELIVERED);
-		}
-
-		ret = aio_sys_submit(ctx, n, list);
-		i = 0;
-		/* The ones rung are the reapers' now, but for the eventfd
-		 * duplicate, which no reaper reads. */
-		if (ret > 0)
-			for (; i < ret; i++)
-				close_resfd(grp[i]);
-		/* No event for the others: nobody can claim them. */
-		for (long j = i; j < n; j++)
-			rec_set(grp[j], REC_FIRED);
-		if (ret < 0 && ret != -EAGAIN && ret != -ENOMEM) {
-			/* Not a full ring.  Our doorbell file gone (closed
-			 * by a close-everything loop): make another, retry.
-			 * An eventfd the kernel will not take: ring without
-			 * it.  A context that is gone behind our back
-			 * (destroyed by a raw system call): nowhere to
-			 * deliver, drop its records.  Anything else: drop
-			 * the first record and go on. */
-			r = grp[0];
-			if (!aioreap_fd_is(bellfd, &bell_id)) {
-				bell_ensure();
-			} else if (r->resfd >= 0) {
-				close_resfd(r);
-			} else if (aio_sys_submit(ctx, 0, NULL) < 0) {
-				for (; i < n; i++)
-					aioreap_rec_free(grp[i]);
-				unqueue_ctx(ctx, 1);
-			} else {
-				aioreap_rec_free(r);
-				i = 1;
-			}
-		}
-		/* The rest wait for the next round, in order. */
-		for (; i < n; i++)
-			list_append(&keep_head, &keep_tail, grp[i]);
+		for (i = ring(ctx, grp, &n, &full); i < n; i++)
+			list_append(&keep, grp[i]);
 		/* ctx is full: set all its other records aside too. */
-		if (ret == -EAGAIN || ret == -ENOMEM || (ret >= 0 && ret < n))
-			take_ctx(ctx, LONG_MAX, &keep_head, &keep_tail);
+		if (full)
+			take_ctx(ctx, LONG_MAX, &keep);
 	}
-	q_head = keep_head;
-	q_tail = keep_tail;
-	return q_head != NULL;
+	queue = keep;
+	return queue.head != NULL;
 }
 
 void aioreap_helper_complete(struct poll_rec *r)
 {
-	queue_push(r);
+	list_append(&queue, r);
 	if (flush()) {
 		/* A full ring: the helper retries until there is room. */
 		if (aioreap_helper_ensure() == 0)
@@ -442,7 +459,7 @@ void aioreap_helper_rearm(struct poll_rec *r)
 	r->fd = -1;
 	r->res = POLLNVAL;
 	rec_set(r, REC_FIRED);
-	queue_push(r);
+	list_append(&queue, r);
 }
 
 /* The helper saw r ready: whoever moves it out of ARMED completes it. */
@@ -454,7 +471,7 @@ static void fire(uint64_t token, unsigned revents)
 		return;		/* cancelled or forgotten meanwhile */
 	r->res = poll_bits(revents) & (r->events | POLLERR | POLLHUP | POLLNVAL);
 	aioreap_helper_disarm(r);
-	queue_push(r);
+	list_append(&queue, r);
 }
 
 /* Under aioreap_pe_lock, in the helper: is this helper still the one, with a set
@@ -489,7 +506,7 @@ static void *helper_main(void *arg)
 			pthread_mutex_unlock(&aioreap_pe_lock);
 			return NULL;
 		}
-		ms = q_head ? RETRY_MS : -1;
+		ms = queue.head ? RETRY_MS : -1;
 		my_epfd = epfd;
 		pthread_mutex_unlock(&aioreap_pe_lock);
 
@@ -631,5 +648,5 @@ void aioreap_helper_reset_in_child(void)
 	 * parent's polls are not the child's). */
 	set_drop();
 	need_rearm = 0;
-	q_head = q_tail = NULL;
+	queue.head = queue.tail = NULL;
 }
