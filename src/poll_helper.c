@@ -492,36 +492,20 @@ static void *helper_main(void *arg)
 {
 	struct epoll_event ev[64];
 	unsigned my_gen = (unsigned)(uintptr_t)arg;
+	long i, n = 0;
 
 	/* Release: fork_prepare may now go on (see aioreap_helper_fork_prepare). */
 	atomic_store_explicit(&helper_started, 1, memory_order_release);
 	sys_futex_wake((int *)&helper_started, INT_MAX);
 	for (;;) {
-		int ms, i, my_epfd;
-		long n;
-
-		pthread_mutex_lock(&aioreap_pe_lock);
-		aioreap_rec_recycle();
-		if (!helper_still_valid(my_gen)) {
-			pthread_mutex_unlock(&aioreap_pe_lock);
-			return NULL;
-		}
-		ms = queue.head ? RETRY_MS : -1;
-		my_epfd = epfd;
-		pthread_mutex_unlock(&aioreap_pe_lock);
-
-		n = sys_epoll_wait(my_epfd, ev, 64, ms);
-		if (n < 0)
-			n = 0;
+		int ms, my_epfd;
 
 		pthread_mutex_lock(&aioreap_pe_lock);
 		aioreap_rec_recycle();
 		/* Events from a set that is no longer ours are dropped: the
 		 * new helper re-arms every poll in its own set. */
-		if (!helper_still_valid(my_gen)) {
-			pthread_mutex_unlock(&aioreap_pe_lock);
-			return NULL;
-		}
+		if (!helper_still_valid(my_gen))
+			break;
 		for (i = 0; i < n; i++) {
 			if (ev[i].data.u64 == WAKE_TOKEN) {
 				char buf[64];
@@ -532,8 +516,15 @@ static void *helper_main(void *arg)
 			fire(ev[i].data.u64, ev[i].events);
 		}
 		flush();
+		ms = queue.head ? RETRY_MS : -1;
+		my_epfd = epfd;
 		pthread_mutex_unlock(&aioreap_pe_lock);
+
+		n = sys_epoll_wait(my_epfd, ev, 64, ms);
+		if (n < 0)
+			n = 0;
 	}
+	pthread_mutex_unlock(&aioreap_pe_lock);
 	return NULL;
 }
 
