@@ -1,98 +1,50 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * IOCB_CMD_POLL done by the library.
+ * IOCB_CMD_POLL done by the library: when the kernel has no aio poll
+ * (before 4.19), when LIBAIO_DISABLE=poll asks for it, or when the kernel
+ * refuses a well-formed poll with EINVAL (ttys and ptys: files with two
+ * wait queues).
  *
- * When: the kernel has no aio poll (before 4.19), LIBAIO_DISABLE=poll
- * asks for the emulation, or the kernel refuses a well-formed poll iocb
- * with EINVAL (ttys and ptys: files with two wait queues).
+ * Readiness is easy: the fd goes into a process-wide epoll set, one-shot,
+ * and a helper thread waits on it.  The wake-up is the problem: the
+ * completion must reach a thread that may be asleep in io_getevents,
+ * which only a real AIO completion (or a signal, a timeout, io_destroy)
+ * ends, and user space may not write into the kernel's ring.  A queue of
+ * the library's own, merged into every reap, would need signals (the
+ * application's) or bounded sleeps to interrupt that thread, and a second
+ * source of events that every reaper, several threads at once, merges
+ * without losing or doubling any.  So the completion takes the kernel's
+ * own path: the helper submits to the context a doorbell, an iocb of its
+ * own that completes inside io_submit (a 0-byte read of a memfd or
+ * /dev/zero).  The kernel posts its event and wakes the sleepers as for
+ * any completion.  The event's obj is one of our static doorbell iocbs
+ * and its data a token naming the record; every library reap rewrites it
+ * in place into the application's completion (data and obj of the user's
+ * iocb, res the ready mask, res2 0).  One doorbell is one completion, so
+ * exactly-once delivery is the kernel's (and the ring reaper's), and
+ * IOCB_FLAG_RESFD is honoured by putting the user's eventfd on the
+ * doorbell.  What the program sees of all this: io_prep_poll(3), NOTES.
  *
- * The problem is the wake-up, not the readiness.  Readiness is easy: the
- * fd goes into a process-wide epoll set, one-shot, and a helper thread
- * waits on that set.  But the completion must then reach a thread that
- * may already be asleep inside the io_getevents system call, and only a
- * real AIO completion (or a signal, a timeout, io_destroy) ends that
- * sleep.  User space also may not write events into the kernel's ring.
- *
- * Two designs were weighed:
- *  - A library queue of emulated completions, merged with ring events by
- *    the library's getevents.  It needs a way to interrupt a thread
- *    blocked in the kernel (signals, which the application owns, or
- *    bounded sleeps, which cost latency and CPU) and a second source of
- *    events that every reaper -- io_getevents, io_pgetevents,
- *    io_queue_run, the user-space ring reaper, several threads at once --
- *    must merge without losing or doubling anything.
- *  - A doorbell through the kernel's own completion path (chosen).  When
- *    an emulated poll completes, the helper submits to the user's context
- *    one iocb of its own that completes inside io_submit: a 0-byte read
- *    of a memfd (or /dev/zero).  The kernel puts its event in the ring
- *    and wakes the threads sleeping in io_getevents, exactly as for any
- *    completion.  Its io_event.obj is one of our static doorbell iocbs
- *    and its data is a token naming the record; aioreap_poll_emul_translate,
- *    which every library reap path runs on what it reaped, rewrites it in
- *    place into the application's completion (data and obj of the user's
- *    iocb, res = ready mask, res2 = 0).  One doorbell is one completion,
- *    so exactly-once delivery is the kernel's (and the ring reaper's), a
- *    blocked thread wakes with no extra machinery, and IOCB_FLAG_RESFD is
- *    honoured by putting the user's eventfd on the doorbell.
- *
- * Limits of the chosen design:
- *  - Capacity differs.  A kernel poll holds a ring slot from submission
- *    until it is reaped, so too many armed polls make io_submit fail
- *    with EAGAIN.  An emulated poll holds no slot while armed; its
- *    doorbell needs one only when it fires.  If the ring is full then,
- *    the doorbell waits in a backlog and the helper retries every few
- *    milliseconds until the application reaps enough to make room.
- *  - Reaping the ring without this library (raw system calls, one's own
- *    ring reader) shows the raw doorbell events.
- *  - A ready fd completes inside io_submit, as in the kernel; one that
- *    becomes ready later completes after a hop through the helper thread
- *    (a context switch or two), where the kernel completes from the
- *    waking context.
- *  - The result is the epoll mask limited to the bits asked for plus
- *    POLLERR|POLLHUP|POLLNVAL; the kernel sometimes reports the whole
- *    wake-up key.  Callers must mask res either way.
- *  - Each armed poll holds a duplicate of its fd (the kernel holds a file
- *    reference too), so the file stays open until the poll completes or
- *    is cancelled.  Closing that duplicate drops the record (fcntl)
- *    locks the program holds on the file, as closing any descriptor of
- *    it does; the kernel's reference drops none.  So a poll that is
- *    ready when submitted is probed on the caller's own descriptor and
- *    never duplicated.  The emulation also keeps descriptors of its own
- *    (an epoll set, a wake-up pipe, a memfd), created on first use,
- *    close-on-exec.
- *  - A program may close descriptors it does not know about (closefrom,
- *    close_range) and reuse the numbers.  Before each use the library
- *    checks that a number still names what it made: device and inode
- *    (statx) for the pipe, the memfd and each duplicate, the eventfd id
- *    for a RESFD duplicate, and for the epoll set that it still holds
- *    the wake-up pipe (kcmp).  A number that fails is never read, written,
- *    closed or passed to epoll_ctl again; the library makes new ones and
- *    re-arms its polls.  A poll whose own duplicate was closed cannot be
- *    re-armed and completes with POLLNVAL.
- *  - A fork child has no helper thread and none of the parent's
- *    contexts: its copies of the parent's pending polls are forgotten.
- *
- * Locking: one mutex (aioreap_pe_lock) covers records, hash, backlog and helper
- * state, and is held across every doorbell io_submit.  Application
- * threads take it with every signal blocked, so a handler that calls
- * io_submit or io_cancel never waits for the thread it interrupted.  The
- * reap side takes no lock at all: a reaper claims a DELIVERED record
- * with one compare-and-swap on its generation-and-state word, reads it,
- * and pushes it on a list that the next holder of aioreap_pe_lock recycles.
- * Records live in chunks that are never freed (poll_rec.c), so a stale
- * token always points at a record and at worst fails the claim.
- *
- * Files: this one validates, emulates and cancels polls and follows
- * destroys; poll_helper.c owns the lock, the epoll set, the helper thread
- * and the doorbells; poll_rec.c is the record store both use.
+ * Locking: one mutex, the emulation's lock (poll_helper.h), covers the
+ * records, their hash, the backlog and the helper's state, and is held
+ * across every doorbell io_submit.  The reap side takes no lock: a reaper
+ * claims a delivered record with one compare-and-swap on its
+ * generation-and-state word (poll_rec.h) and hands it back through a list
+ * that the lock's next holder recycles.
  *
  * Destroy: io_destroy publishes the context in a dying slot before the
- * system call and then cancels its polls under aioreap_pe_lock; emulating a poll
- * asks the kernel whether the context is alive and looks at the slots
- * under aioreap_pe_lock, after announcing itself in aioreap_poll_emul_used.  Each side
- * writes before it reads the other's variable (sequentially consistent),
- * so a poll either is cancelled by the destroy or is refused with EINVAL,
- * and no doorbell reaches a context after io_destroy returns.
+ * system call, then cancels its polls under the lock.  Emulating a poll
+ * first sets the flag that says polls are emulated, then asks the kernel
+ * whether the context is alive and looks at the slots, under the lock.
+ * Each side writes before it reads the other's variable (sequentially
+ * consistent), so a poll is either cancelled by the destroy or refused
+ * with EINVAL, and no doorbell reaches a context after io_destroy
+ * returns.
+ *
+ * Files: this one validates, emulates and cancels polls and follows
+ * destroys; poll_helper.c has the lock, the epoll set, the helper thread
+ * and the doorbells; poll_rec.c the record store; fd_id.c descriptor
+ * identity.
  */
 #include "config.h"
 
@@ -400,16 +352,6 @@ static int dup_fd(int fd)
 	return (int)r;
 }
 
-/*
- * Emulating one poll is a row of single-job steps, each a function below,
- * in the kernel's order so that a bad iocb gets the kernel's error: the
- * iocb's general checks, the descriptor lookups, the poll's own field
- * checks, a readiness probe (and, only if it is not ready, whether it can
- * be waited for and a duplicate of the descriptor), then under
- * aioreap_pe_lock admitting the poll to a live context and arming it or
- * completing it at once.
- */
-
 /* The checks the kernel makes before it looks up any descriptor. */
 static int check_iocb(const struct kernel_iocb *k)
 {
@@ -618,8 +560,9 @@ static int arm_or_complete(struct poll_rec *r, unsigned ready)
 #define KEY_UNWRITTEN	0x2	/* the kernel has not written cb's key */
 
 /*
- * Emulate one poll iocb: 0 once it is armed or completed, or the -errno
- * the kernel would give for it.  With CTX_KNOWN_OK, ctx need not be asked
+ * Emulate one poll iocb, in single-job steps in the kernel's order so
+ * that a bad iocb gets the kernel's error: 0 once it is armed or
+ * completed, or the -errno the kernel would give for it.  With CTX_KNOWN_OK, ctx need not be asked
  * whether it is alive; with KEY_UNWRITTEN, the key is stored through the
  * checked copy.
  */
