@@ -203,20 +203,16 @@ void aioreap_poll_emul_destroy_begin(io_context_t ctx, struct pe_destroy *d)
 			break;
 		}
 	}
-	if (d->slot < 0) {
-		aioreap_pe_enter(&old);
+	if (d->slot >= 0 && !atomic_load(&aioreap_poll_emul_used))
+		return;
+	aioreap_pe_enter(&old);
+	if (d->slot < 0) {	/* no free slot: on the list, under the lock */
 		d->next = dying_list;
 		dying_list = d;
 		d->listed = 1;
-		if (atomic_load(&aioreap_poll_emul_used))
-			forget_locked(ctx);
-		aioreap_pe_leave(&old);
-		return;
 	}
-	if (!atomic_load(&aioreap_poll_emul_used))
-		return;
-	aioreap_pe_enter(&old);
-	forget_locked(ctx);
+	if (atomic_load(&aioreap_poll_emul_used))
+		forget_locked(ctx);
 	aioreap_pe_leave(&old);
 }
 
