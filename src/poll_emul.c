@@ -63,10 +63,10 @@
 #include "registry.h"
 #include "user_ptr.h"
 
-_Atomic int aioreap_poll_emul_used;
+_Atomic int aioreap_poll_emul_used;	/* the used flag (poll_emul.h) */
 
 /* Free every record of ctx (a context being destroyed, or an address the
- * kernel gave out again, so the old context is gone).  Under aioreap_pe_lock. */
+ * kernel gave out again, so the old context is gone).  Under the lock. */
 static void forget_locked(io_context_t ctx)
 {
 	struct poll_rec *r;
@@ -83,7 +83,8 @@ static void forget_locked(io_context_t ctx)
 			continue;
 		/* A reaper may claim a DELIVERED one meanwhile: then it is
 		 * the reaper's to hand back. */
-		if (st == REC_DELIVERED && !rec_move(r, REC_DELIVERED, REC_FIRED))
+		if (st == REC_DELIVERED &&
+		    !rec_move(r, REC_DELIVERED, REC_FIRED))
 			continue;
 		aioreap_rec_free(r);
 	}
@@ -91,7 +92,7 @@ static void forget_locked(io_context_t ctx)
 
 /* --- fork ------------------------------------------------------------ */
 
-static sigset_t fork_mask;	/* one fork at a time holds aioreap_pe_lock */
+static sigset_t fork_mask;	/* one fork at a time holds the lock */
 
 static void fork_prepare(void)
 {
@@ -112,7 +113,8 @@ static void fork_child(void)
 	struct poll_rec *r;
 	unsigned pos = 0;
 
-	aioreap_helper_reset_in_child();	/* first: disarm must not touch epoll */
+	/* First: disarm must not touch the parent's epoll set. */
+	aioreap_helper_reset_in_child();
 	aioreap_rec_recycle_forget();
 	while ((r = aioreap_rec_each(&pos)))
 		aioreap_rec_free(r);
@@ -136,11 +138,11 @@ static void init(void)
  * of the destroyer's frame address below it, so that a slot taken over
  * by another destroyer of a new context at the same address is not
  * cleared by the old one.  More destroys at once than slots go on a list
- * under aioreap_pe_lock.
+ * under the lock.
  */
 #define DYING_SLOTS	16
 static _Atomic uintptr_t dying[DYING_SLOTS];
-static struct pe_destroy *dying_list;	/* under aioreap_pe_lock */
+static struct pe_destroy *dying_list;	/* under the lock */
 
 #define CTX_ALIGN_MASK	((uintptr_t)0xfff)
 
@@ -149,8 +151,8 @@ static uintptr_t dying_value(const struct pe_destroy *d)
 	return (uintptr_t)d->ctx | ((((uintptr_t)d >> 4) & CTX_ALIGN_MASK) | 1);
 }
 
-/* Is ctx being destroyed?  Under aioreap_pe_lock, after aioreap_poll_emul_used was set.
- * Sequentially consistent: see aioreap_poll_emul_destroy_begin. */
+/* Is ctx being destroyed?  Under the lock, after the used flag was set.
+ * Sequentially consistent: see the destroy's beginning, below. */
 static int ctx_dying(io_context_t ctx)
 {
 	struct pe_destroy *d;
@@ -189,7 +191,7 @@ void aioreap_poll_emul_destroy_begin(io_context_t ctx, struct pe_destroy *d)
 	if (((uintptr_t)ctx & CTX_ALIGN_MASK) || !ctx)
 		return;
 	/*
-	 * Publish, then look at aioreap_poll_emul_used; emulate_one stores that,
+	 * Publish, then look at the used flag; emulate_one stores that,
 	 * then looks at the slots (both sequentially consistent).  So if
 	 * we read 0, its check sees our slot and it refuses the poll;
 	 * otherwise we cancel every poll it added before.
@@ -259,7 +261,8 @@ void aioreap_poll_emul_setup_done(io_context_t ctx)
 				&dying[i], &v, 0, memory_order_relaxed,
 				memory_order_relaxed);
 	}
-	if (!atomic_load_explicit(&aioreap_poll_emul_used, memory_order_relaxed))
+	if (!atomic_load_explicit(&aioreap_poll_emul_used,
+				  memory_order_relaxed))
 		return;
 	aioreap_pe_enter(&old);
 	{
@@ -323,7 +326,7 @@ static int store_key(struct iocb *cb, int checked)
 
 	if (checked) {
 		r = vm_store_result(sys_vm_write(&local, &remote),
-				   sizeof(cb->key));
+				    sizeof(cb->key));
 		if (r <= 0)
 			return r;
 	}
@@ -437,7 +440,8 @@ static unsigned ready_now(int fd, unsigned events)
 
 	if (sys_ppoll_now(&pfd, 1) < 0)
 		return 0;
-	return (unsigned short)pfd.revents & (events | POLLERR | POLLHUP | POLLNVAL);
+	return (unsigned short)pfd.revents &
+		(events | POLLERR | POLLHUP | POLLNVAL);
 }
 
 /*
@@ -467,7 +471,7 @@ static int check_waitable(int fd)
  * kernel's answer and the record's insertion) and the helper runs.  The
  * record then owns fd and resfd (either may be -1).  NULL and *err set
  * otherwise (the kernel's or the helper's -errno, or EAGAIN when no
- * record can be had): the caller still holds both.  Under aioreap_pe_lock.
+ * record can be had): the caller still holds both.  Under the lock.
  */
 static struct poll_rec *admit_locked(io_context_t ctx, struct iocb *cb,
 				     const struct kernel_iocb *k, int fd,
@@ -519,7 +523,7 @@ static int arm_error(int err)
 /*
  * Arm r, or complete it now if it is ready (ready: its mask).  0 when the
  * poll is armed or completed.  -errno when it could be neither: r is
- * freed and its descriptors are the caller's again.  Under aioreap_pe_lock.
+ * freed and its descriptors are the caller's again.  Under the lock.
  */
 static int arm_or_complete(struct poll_rec *r, unsigned ready)
 {
@@ -533,7 +537,8 @@ static int arm_or_complete(struct poll_rec *r, unsigned ready)
 			return 0;	/* the helper completes it */
 		/* EPERM: no poll method (regular files, /dev/null); such
 		 * files are always ready for reading and writing. */
-		r->res = r->events & (POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM);
+		r->res = r->events & (POLLIN | POLLOUT |
+				      POLLRDNORM | POLLWRNORM);
 		if (ret != -EPERM || !r->res) {
 			r->fd = -1;		/* never armed: the caller */
 			r->resfd = -1;		/* closes both */
@@ -558,9 +563,9 @@ static int arm_or_complete(struct poll_rec *r, unsigned ready)
 /*
  * Emulate one poll iocb, in single-job steps in the kernel's order so
  * that a bad iocb gets the kernel's error: 0 once it is armed or
- * completed, or the -errno the kernel would give for it.  With CTX_KNOWN_OK, ctx need not be asked
- * whether it is alive; with KEY_UNWRITTEN, the key is stored through the
- * checked copy.
+ * completed, or the -errno the kernel would give for it.  With
+ * CTX_KNOWN_OK, ctx need not be asked whether it is alive; with
+ * KEY_UNWRITTEN, the key is stored through the checked copy.
  */
 static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 {
@@ -600,9 +605,8 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 
 	pthread_once(&init_once, init);
 	/* Sequentially consistent, before the dying-slot check in
-	 * admit_locked: the other half of aioreap_poll_emul_destroy_begin's
-	 * handshake.  It also makes io_cancel look here, and it precedes
-	 * every doorbell. */
+	 * admit_locked: the other half of the destroy's handshake.  It
+	 * also makes io_cancel look here, and it precedes every doorbell. */
 	atomic_store(&aioreap_poll_emul_used, 1);
 
 	aioreap_pe_enter(&old);
@@ -715,7 +719,8 @@ static long resume_at(io_context_t ctx, struct iocb **pos, long err,
 	return ret < 0 ? ret : 1;
 }
 
-int aioreap_poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios, long done)
+int aioreap_poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios,
+			     long done)
 {
 	long err = done < 0 ? done : 0;		/* 0 or -EINVAL: see submit.c */
 
@@ -753,7 +758,7 @@ int aioreap_poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios, long 
 
 /* --- completion, cancel ------------------------------------------------ */
 
-/* Lock-free: a signal handler may reap while its thread holds aioreap_pe_lock.
+/* Lock-free: a signal handler may reap while its thread holds the lock.
  * Returns how many events remain, in order at the front of ev. */
 long aioreap_poll_emul_translate(struct io_event *ev, long n)
 {

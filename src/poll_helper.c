@@ -2,8 +2,8 @@
 /*
  * The poll emulation's moving parts: the epoll set, the helper thread that
  * waits on it, the doorbells that carry completions into a context's
- * ring.  Everything here runs under aioreap_pe_lock except the helper's
- * wait.
+ * ring.  Everything here runs under the emulation's lock except the
+ * helper's wait.
  */
 #include "config.h"
 
@@ -111,11 +111,11 @@ struct rec_list {
 static struct rec_list queue;	/* completions awaiting a bell */
 
 /*
- * The doorbell iocbs.  Their addresses are how aioreap_poll_emul_translate tells
- * a doorbell event from the application's: the kernel reports them in
- * io_event.obj and no application iocb can live here.  They are filled
- * and submitted only under aioreap_pe_lock; the kernel copies each at submission,
- * so reusing them for the next batch is safe.
+ * The doorbell iocbs.  Their addresses are how a reap tells a doorbell
+ * event from the application's: the kernel reports them in io_event.obj
+ * and no application iocb can live here.  They are filled and submitted
+ * only under the lock; the kernel copies each at submission, so reusing
+ * them for the next batch is safe.
  */
 static struct iocb bells[BELL_BATCH];
 static char bell_byte;
@@ -145,9 +145,11 @@ static unsigned translate_bits(unsigned ev, int to_epoll)
 {
 	unsigned i, out = 0;
 
-	for (i = 0; i < sizeof(poll_epoll_map) / sizeof(poll_epoll_map[0]); i++) {
-		unsigned from = to_epoll ? poll_epoll_map[i].p : poll_epoll_map[i].e;
-		unsigned to = to_epoll ? poll_epoll_map[i].e : poll_epoll_map[i].p;
+	for (i = 0; i < sizeof(poll_epoll_map) / sizeof(*poll_epoll_map); i++) {
+		unsigned from = to_epoll ?
+			poll_epoll_map[i].p : poll_epoll_map[i].e;
+		unsigned to = to_epoll ?
+			poll_epoll_map[i].e : poll_epoll_map[i].p;
 
 		if (ev & from)
 			out |= to;
@@ -186,7 +188,7 @@ static int set_is_ours(void)
 
 /* Forget the epoll set and the wake-up pipe: close those still ours
  * (epfd only if the check says so), make the helper of this generation
- * leave, and let aioreap_helper_ensure make new ones. */
+ * leave, and let the next ensure make new ones. */
 static void set_drop(void)
 {
 	int set_ok = set_is_ours();
@@ -469,13 +471,14 @@ static void fire(uint64_t token, unsigned revents)
 
 	if (!r || !rec_move(r, REC_ARMED, REC_FIRED))
 		return;		/* cancelled or forgotten meanwhile */
-	r->res = poll_bits(revents) & (r->events | POLLERR | POLLHUP | POLLNVAL);
+	r->res = poll_bits(revents) &
+		(r->events | POLLERR | POLLHUP | POLLNVAL);
 	aioreap_helper_disarm(r);
 	list_append(&queue, r);
 }
 
-/* Under aioreap_pe_lock, in the helper: is this helper still the one, with a set
- * that is still ours?  If the set was lost, start over (a new set, a new
+/* Under the lock, in the helper: is this helper still the one, with a
+ * set that is still ours?  If the set was lost, start over (a new set, a new
  * helper, every poll re-armed) and let this one leave. */
 static int helper_still_valid(unsigned my_gen)
 {
@@ -494,7 +497,7 @@ static void *helper_main(void *arg)
 	unsigned my_gen = (unsigned)(uintptr_t)arg;
 	long i, n = 0;
 
-	/* Release: fork_prepare may now go on (see aioreap_helper_fork_prepare). */
+	/* Release: a fork may now go on (see the fork's preparation). */
 	atomic_store_explicit(&helper_started, 1, memory_order_release);
 	sys_futex_wake((int *)&helper_started, INT_MAX);
 	for (;;) {
@@ -620,7 +623,7 @@ void aioreap_helper_check(void)
  * inside the C library or a sanitizer runtime, holding their internal
  * locks (an allocator's, for one); the child would inherit those held
  * and its own helper would block on them for good.  So fork waits (with
- * aioreap_pe_lock held, so no new helper can start) until the helper runs our
+ * the lock held, so no new helper can start) until the helper runs our
  * code, where it allocates nothing.  A futex wait, never a spin.
  */
 void aioreap_helper_fork_prepare(void)

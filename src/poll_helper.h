@@ -16,25 +16,25 @@
 /*
  * Protects every record (but a CLAIMED one), the hash, the backlog and
  * the helper state.  Every thread but the helper takes it with all
- * signals blocked (aioreap_pe_enter/aioreap_pe_leave), so a signal handler never finds it
- * held by the thread it interrupted.  It is held across each doorbell
+ * signals blocked (the enter and leave below), so a signal handler never
+ * finds it held by the thread it interrupted.  It is held across each doorbell
  * io_submit, so no doorbell is ever rung for a context being destroyed.
  */
 extern hidden pthread_mutex_t aioreap_pe_lock;
 
-/* Take aioreap_pe_lock with every signal blocked (the old mask saved in *old),
- * then recycle what reapers handed back; aioreap_pe_leave undoes both. */
+/* Take the lock with every signal blocked (the old mask saved in *old),
+ * then recycle what reapers handed back; leave undoes both. */
 void aioreap_pe_enter(sigset_t *old);	/* poll_helper.c */
 void aioreap_pe_leave(const sigset_t *old);
 
-/* Records with their descriptors (poll_helper.c), under aioreap_pe_lock:
+/* Records with their descriptors (poll_helper.c), under the lock:
  * free one (out of the epoll set, our duplicates closed), free what
  * reapers claimed, re-arm every ARMED one in a new epoll set. */
 void aioreap_rec_free(struct poll_rec *r);
 void aioreap_rec_recycle(void);
 void aioreap_rec_rearm_all(void);
 
-/* poll_helper.c; all under aioreap_pe_lock unless said otherwise. */
+/* poll_helper.c; all under the lock unless said otherwise. */
 int aioreap_helper_ensure(void);
 /* If the epoll set is no longer ours, replace it and re-arm. */
 void aioreap_helper_check(void);

@@ -15,12 +15,12 @@
 #include "kernel_abi.h"
 #include "libaio.h"
 
-
 /*
  * A record's life: FREE -> ARMED -> FIRED -> DELIVERED -> CLAIMED -> FREE.
- * Every change is made under aioreap_pe_lock but one: a reaper, holding no lock,
- * moves DELIVERED to CLAIMED with a compare-and-swap that includes the
- * generation, and hands the record back through the recycle list.
+ * Every change is made under the emulation's lock (poll_helper.h) but
+ * one: a reaper, holding no lock, moves DELIVERED to CLAIMED with a
+ * compare-and-swap that includes the generation, and hands the record
+ * back through the recycle list.
  */
 enum {
 	REC_FREE = 0,
@@ -51,23 +51,26 @@ struct poll_rec {
 
 static inline unsigned rec_state(struct poll_rec *r)
 {
-	/* Relaxed: callers hold aioreap_pe_lock, which orders every locked writer;
-	 * the one lock-free writer only moves DELIVERED to CLAIMED, which
-	 * locked code treats as "not mine" whichever value it reads. */
+	/* Relaxed: callers hold the lock, which orders every locked
+	 * writer; the one lock-free writer only moves DELIVERED to
+	 * CLAIMED, which locked code treats as "not mine" whichever value
+	 * it reads. */
 	return (uint32_t)atomic_load_explicit(&r->tag, memory_order_relaxed);
 }
 
-/* Under aioreap_pe_lock.  Release: a DELIVERED record's fields must be visible to
- * the reaper whose claim (acquire) reads this value; for the other states
- * nobody reads without the lock, and release costs nothing on stores. */
+/* Under the lock.  Release: a DELIVERED record's fields must be visible
+ * to the reaper whose claim (acquire) reads this value; for the other
+ * states nobody reads without the lock, and release costs nothing on
+ * stores. */
 static inline void rec_set(struct poll_rec *r, unsigned state)
 {
 	atomic_store_explicit(&r->tag, (uint64_t)r->gen << 32 | state,
 			      memory_order_release);
 }
 
-/* Under aioreap_pe_lock: move r from one state to another unless a reaper claimed
- * it first.  Relaxed: only decides the winner; aioreap_pe_lock orders the rest. */
+/* Under the lock: move r from one state to another unless a reaper
+ * claimed it first.  Relaxed: only decides the winner; the lock orders
+ * the rest. */
 static inline int rec_move(struct poll_rec *r, unsigned from, unsigned to)
 {
 	uint64_t want = (uint64_t)r->gen << 32 | from;
@@ -77,14 +80,14 @@ static inline int rec_move(struct poll_rec *r, unsigned from, unsigned to)
 		memory_order_relaxed, memory_order_relaxed);
 }
 
-/* The record store (poll_rec.c): under aioreap_pe_lock unless said. */
+/* The record store (poll_rec.c): under the lock unless said. */
 uint64_t aioreap_rec_token(const struct poll_rec *r);	/* no lock */
 /* The record a token names, whatever its state, or NULL (no lock). */
 struct poll_rec *aioreap_rec_at(uint64_t token);
 /* The record a token names if it is still that poll, else NULL. */
 struct poll_rec *aioreap_rec_by_token(uint64_t token);
 /* A record of a new generation, still FREE, or NULL when out of memory;
- * aioreap_rec_hash_insert it once its iocb is set. */
+ * insert it in the hash once its iocb is set. */
 struct poll_rec *aioreap_rec_alloc(void);
 void aioreap_rec_hash_insert(struct poll_rec *r);
 /* The first record in iocb's hash chain (follow hnext). */

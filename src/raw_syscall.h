@@ -108,14 +108,15 @@ static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
 #define SC_ARG(x) ((long)(x))
 #define raw_syscall0(n) raw_syscall6((n), 0, 0, 0, 0, 0, 0)
 #define raw_syscall1(n, a) raw_syscall6((n), SC_ARG(a), 0, 0, 0, 0, 0)
-#define raw_syscall2(n, a, b) raw_syscall6((n), SC_ARG(a), SC_ARG(b), 0, 0, 0, 0)
+#define raw_syscall2(n, a, b) \
+	raw_syscall6((n), SC_ARG(a), SC_ARG(b), 0, 0, 0, 0)
 #define raw_syscall3(n, a, b, c) \
 	raw_syscall6((n), SC_ARG(a), SC_ARG(b), SC_ARG(c), 0, 0, 0)
 #define raw_syscall4(n, a, b, c, d) \
 	raw_syscall6((n), SC_ARG(a), SC_ARG(b), SC_ARG(c), SC_ARG(d), 0, 0)
 #define raw_syscall5(n, a, b, c, d, e) \
-	raw_syscall6((n), SC_ARG(a), SC_ARG(b), SC_ARG(c), SC_ARG(d), SC_ARG(e), 0)
-
+	raw_syscall6((n), SC_ARG(a), SC_ARG(b), SC_ARG(c), SC_ARG(d), \
+		     SC_ARG(e), 0)
 
 /*
  * Every AIO system call the library makes, from any thread, for
@@ -133,7 +134,8 @@ extern hidden _Atomic unsigned long long aioreap_aio_syscalls;
 
 static inline void aio_sys_count(void)
 {
-	atomic_fetch_add_explicit(&aioreap_aio_syscalls, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&aioreap_aio_syscalls, 1,
+				  memory_order_relaxed);
 }
 
 static inline long aio_sys_setup(unsigned nr, io_context_t *ctxp)
@@ -191,7 +193,6 @@ static inline long aio_sys_pgetevents(io_context_t ctx, long min_nr, long nr,
 	return -ENOSYS;
 #endif
 }
-
 
 static inline long aio_sys_pgetevents_time64(io_context_t ctx, long min_nr,
 					     long nr, struct io_event *ev,

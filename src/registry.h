@@ -102,12 +102,12 @@
 
 #define ST_EXCL		0x80000000u	/* a user-space reaper owns the ring */
 #define ST_DEAD		0x40000000u	/* io_destroy began: ring off limits */
-#define ST_DESTROYED	0x20000000u	/* io_destroy returned: retire at count 0 */
+#define ST_DESTROYED	0x20000000u	/* io_destroy returned: retire at 0 */
 #define ST_FILLING	0x10000000u	/* key and nr being (re)written */
 #define ST_KONLY	0x08000000u	/* kernel only: ghosts may be inside */
 #define ST_FOREIGN	0x04000000u	/* kernel only for good: head moved by
 					   a reap the library did not make */
-#define ST_COUNT	0x03ffffffu	/* library threads inside a kernel reap */
+#define ST_COUNT	0x03ffffffu	/* library threads in a kernel reap */
 
 #define KEY_EMPTY	((uintptr_t)0)	/* never used: ends a probe chain */
 #define KEY_TOMBSTONE	((uintptr_t)1)	/* freed: probe chains continue past */
@@ -174,7 +174,7 @@ bool aioreap_reap_excl_contended(struct ctx_entry *e, uintptr_t key);
  * returns the entry counted on (pass it to aioreap_reap_shared_exit), or NULL
  * with *ghost set when key has none (then call aioreap_reap_ghost_exit). */
 struct ctx_entry *aioreap_reap_shared_enter(struct ctx_entry *e, uintptr_t key,
-				    int *ghost);
+					    int *ghost);
 void aioreap_reap_shared_exit(struct ctx_entry *e);
 /* A counted kernel reap returned n > 0 events: head moved by n. */
 void aioreap_reap_shared_moved(struct ctx_entry *e, long n);

@@ -16,7 +16,6 @@
 #include "compiler.h"
 #include "kernel_abi.h"
 
-
 /*
  * tail: acquire.  Pairs with the kernel's write barrier between storing an
  * event and storing the new tail, so the slots before tail are complete
