@@ -19,6 +19,7 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/posix_types.h>
 
 #include "compiler.h"
 #include "kernel_abi.h"
@@ -232,9 +233,10 @@ static inline long sys_futex_wait(int *addr, int val)
 			    NULL);
 }
 
-/* FUTEX_WAIT_PRIVATE with a relative timeout: two longs are the native
- * futex call's timespec on every ABI this library is built for. */
-static inline long sys_futex_wait_for(int *addr, int val, const long ts[2])
+/* FUTEX_WAIT_PRIVATE with a relative timeout.  The native futex call's
+ * timespec is two __kernel_long_t: long, but 64 bits on x32. */
+static inline long sys_futex_wait_for(int *addr, int val,
+				      const __kernel_long_t ts[2])
 {
 #ifdef SYS_futex
 	return raw_syscall4(SYS_futex, addr, 128 /* FUTEX_WAIT_PRIVATE */, val,
@@ -385,11 +387,11 @@ static inline long sys_vm_write(const struct iovec *local,
 			    SC_ARG(local), 1, SC_ARG(remote), 1, 0);
 }
 
-/* ppoll with a zero timeout (a check, never a wait).  Two longs are the
- * native ppoll's timespec on every ABI this library is built for. */
+/* ppoll with a zero timeout (a check, never a wait); its timespec is two
+ * __kernel_long_t, as for the futex call above. */
 static inline long sys_ppoll_now(void *fds, unsigned n)
 {
-	static const long zero[2] = { 0, 0 };
+	static const __kernel_long_t zero[2] = { 0, 0 };
 
 	return raw_syscall5(SYS_ppoll, fds, n, zero, NULL, KERNEL_SIGSET_SIZE);
 }

@@ -87,7 +87,7 @@ struct ctx_entry *aioreap_registry_lookup(io_context_t ctx)
  */
 static void wait_for_copy(struct ctx_entry *e, unsigned seen)
 {
-	static const long step[2] = { 0, 50000 };	/* 50 us */
+	static const __kernel_long_t step[2] = { 0, 50000 };	/* 50 us */
 	int i;
 
 	for (i = 0; i < 100; i++) {
