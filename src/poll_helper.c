@@ -128,11 +128,9 @@ int aioreap_helper_is_doorbell(const struct iocb *obj)
 }
 
 /* POLL* and EPOLL* bits agree on most ABIs but not all (POLLWRNORM and
- * POLLWRBAND differ on MIPS and SPARC, for one), so translate by name. */
-static const struct {
-	unsigned short p;
-	unsigned e;
-} poll_epoll_map[] = {
+ * POLLWRBAND differ on MIPS and SPARC, for one), so translate by name:
+ * each row is a POLL* bit and its EPOLL* bit. */
+static const unsigned poll_epoll_map[][2] = {
 	{ POLLIN, EPOLLIN },		{ POLLPRI, EPOLLPRI },
 	{ POLLOUT, EPOLLOUT },		{ POLLERR, EPOLLERR },
 	{ POLLHUP, EPOLLHUP },		{ POLLRDNORM, EPOLLRDNORM },
@@ -141,30 +139,15 @@ static const struct {
 	{ POLLRDHUP, EPOLLRDHUP },
 };
 
+/* POLL* bits to EPOLL* bits (to_epoll 1), or back (0). */
 static unsigned translate_bits(unsigned ev, int to_epoll)
 {
 	unsigned i, out = 0;
 
-	for (i = 0; i < sizeof(poll_epoll_map) / sizeof(*poll_epoll_map); i++) {
-		unsigned from = to_epoll ?
-			poll_epoll_map[i].p : poll_epoll_map[i].e;
-		unsigned to = to_epoll ?
-			poll_epoll_map[i].e : poll_epoll_map[i].p;
-
-		if (ev & from)
-			out |= to;
-	}
+	for (i = 0; i < sizeof(poll_epoll_map) / sizeof(*poll_epoll_map); i++)
+		if (ev & poll_epoll_map[i][!to_epoll])
+			out |= poll_epoll_map[i][to_epoll];
 	return out;
-}
-
-static unsigned epoll_bits(unsigned ev)
-{
-	return translate_bits(ev, 1);
-}
-
-static unsigned poll_bits(unsigned ev)
-{
-	return translate_bits(ev, 0);
 }
 
 /* Is epfd still our epoll set?  It is if it holds our wake-up pipe's read
@@ -417,7 +400,7 @@ int aioreap_helper_arm(struct poll_rec *r)
 	long ret;
 
 	memset(&ev, 0, sizeof(ev));
-	ev.events = epoll_bits(r->events) | EPOLLONESHOT;
+	ev.events = translate_bits(r->events, 1) | EPOLLONESHOT;
 	ev.data.u64 = aioreap_rec_token(r);
 	ret = sys_epoll_ctl(epfd, EPOLL_CTL_ADD, r->fd, &ev);
 	/* A registration left behind for this very file and number (our
@@ -471,24 +454,20 @@ static void fire(uint64_t token, unsigned revents)
 
 	if (!r || !rec_move(r, REC_ARMED, REC_FIRED))
 		return;		/* cancelled or forgotten meanwhile */
-	r->res = poll_bits(revents) &
+	r->res = translate_bits(revents, 0) &
 		(r->events | POLLERR | POLLHUP | POLLNVAL);
 	aioreap_helper_disarm(r);
 	list_append(&queue, r);
 }
 
 /* Under the lock, in the helper: is this helper still the one, with a
- * set that is still ours?  If the set was lost, start over (a new set, a new
- * helper, every poll re-armed) and let this one leave. */
+ * set that is still ours?  If the set was lost, the check starts over (a
+ * new set, a new helper, every poll re-armed) and this one leaves. */
 static int helper_still_valid(unsigned my_gen)
 {
-	if (helper_gen != my_gen)
-		return 0;
-	if (set_is_ours())
-		return 1;
-	set_drop();
-	aioreap_helper_ensure();
-	return 0;
+	if (helper_gen == my_gen)
+		aioreap_helper_check();
+	return helper_gen == my_gen;
 }
 
 static void *helper_main(void *arg)
