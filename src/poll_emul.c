@@ -304,32 +304,20 @@ static int is_poll(const struct iocb *cb)
  * already written the key, so a plain store suffices.
  */
 
-/* The outcome of a checked store: all of it, a fault, or no check made. */
-static int vm_store_result(long got, size_t want)
-{
-	if (got == (long)want)
-		return 0;
-	if (got >= 0 || got == -EFAULT)
-		return -EFAULT;
-	return 1;		/* refused: the caller stores plainly */
-}
-
 /* The kernel's store of KIOCB_KEY (0) into an iocb it takes: 0, or
  * -EFAULT where the iocb is not writable.  checked: through the checked
- * copy (the kernel has not written it yet). */
+ * copy (the kernel has not written it yet), plainly if that is refused. */
 static int store_key(struct iocb *cb, int checked)
 {
 	unsigned zero = 0;
 	struct iovec local = { &zero, sizeof(cb->key) };
 	struct iovec remote = { &cb->key, sizeof(cb->key) };
-	int r;
+	long got = checked ? sys_vm_write(&local, &remote) : -ENOSYS;
 
-	if (checked) {
-		r = vm_store_result(sys_vm_write(&local, &remote),
-				    sizeof(cb->key));
-		if (r <= 0)
-			return r;
-	}
+	if (got == (long)sizeof(cb->key))
+		return 0;
+	if (got >= 0 || got == -EFAULT)
+		return -EFAULT;		/* a part, or none, was writable */
 	cb->key = 0;
 	return 0;
 }
@@ -339,16 +327,6 @@ static int store_key(struct iocb *cb, int checked)
 static int ctx_check(io_context_t ctx)
 {
 	return (int)aio_sys_submit(ctx, 0, NULL);
-}
-
-/* A duplicate that leaves 0-2 alone, close-on-exec. */
-static int dup_fd(int fd)
-{
-	long r = sys_fcntl(fd, F_DUPFD_CLOEXEC, 3);
-
-	if (r == -EINVAL)	/* RLIMIT_NOFILE at 3 or below */
-		r = sys_fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	return (int)r;
 }
 
 /* The checks the kernel makes before it looks up any descriptor. */
@@ -378,19 +356,22 @@ static int check_fd(int fd)
 	return fl < 0 || (fl & O_PATH) ? -EBADF : 0;
 }
 
-/* A duplicate of fd that the kernel would accept for I/O, or -errno:
- * check_fd's, or why no duplicate could be made (EMFILE). */
+/* A duplicate of fd (close-on-exec, leaving 0-2 alone) that the kernel
+ * would accept for I/O, or -errno: check_fd's, or why no duplicate could
+ * be made (EMFILE). */
 static int take_fd(int fd)
 {
-	int dup = dup_fd(fd);
+	long dup = sys_fcntl(fd, F_DUPFD_CLOEXEC, 3);
 
+	if (dup == -EINVAL)	/* RLIMIT_NOFILE at 3 or below */
+		dup = sys_fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dup < 0)
-		return dup == -EINVAL ? -EBADF : dup;
-	if (check_fd(dup) < 0) {
-		sys_close(dup);
+		return dup == -EINVAL ? -EBADF : (int)dup;
+	if (check_fd((int)dup) < 0) {
+		sys_close((int)dup);
 		return -EBADF;
 	}
-	return dup;
+	return (int)dup;
 }
 
 /* Close what emulate_one took (either may be -1). */
