@@ -16,6 +16,7 @@ libaio_la_SOURCES = \
 	src/kernel_wait.h \
 	src/poll_emul.c \
 	src/poll_emul.h \
+	src/poll_destroy.c \
 	src/poll_helper.c \
 	src/poll_helper.h \
 	src/poll_rec.c \

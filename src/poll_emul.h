@@ -53,5 +53,8 @@ struct pe_destroy {
 void aioreap_poll_emul_destroy_begin(io_context_t ctx, struct pe_destroy *d);
 void aioreap_poll_emul_destroy_end(struct pe_destroy *d);
 void aioreap_poll_emul_setup_done(io_context_t ctx);
+/* Is ctx being destroyed?  Under the lock, after the used flag was set
+ * (poll_destroy.c, for poll_emul.c). */
+int aioreap_poll_ctx_dying(io_context_t ctx);
 
 #endif /* LIBAIO_POLL_EMUL_H */
