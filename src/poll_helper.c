@@ -540,6 +540,33 @@ static int set_create(void)
 	return 0;
 }
 
+/* Start the helper thread of this generation: 0 or -errno, errno kept.
+ * The helper must never take the application's signals: it inherits this
+ * thread's mask, so everything is blocked while it is created
+ * (pthread_sigmask keeps the C library's internal signals usable). */
+static int helper_start(void)
+{
+	pthread_attr_t attr;
+	pthread_t tid;
+	sigset_t all, old;
+	int saved = errno, err;
+
+	atomic_store_explicit(&helper_started, 0, memory_order_relaxed);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	err = pthread_create(&tid, &attr, helper_main,
+			     (void *)(uintptr_t)helper_gen);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
+	if (err)
+		return -err;
+	helper_running = 1;
+	return 0;
+}
+
 /*
  * Make sure the doorbell file, the epoll set, its wake-up pipe and the
  * helper thread exist and are ours; after a lost set, re-arm every poll.
@@ -556,30 +583,8 @@ int aioreap_helper_ensure(void)
 		return ret;
 	if (epfd < 0 && (ret = set_create()) < 0)
 		return ret;
-	if (!helper_running) {
-		pthread_attr_t attr;
-		pthread_t tid;
-		sigset_t all, old;
-		int saved = errno, err;
-
-		/* The helper must never take the application's signals:
-		 * it inherits this thread's mask, so block everything
-		 * while creating it (pthread_sigmask keeps the C library's
-		 * internal signals usable). */
-		atomic_store_explicit(&helper_started, 0, memory_order_relaxed);
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		pthread_attr_init(&attr);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		err = pthread_create(&tid, &attr, helper_main,
-				     (void *)(uintptr_t)helper_gen);
-		pthread_attr_destroy(&attr);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		errno = saved;
-		if (err)
-			return -err;
-		helper_running = 1;
-	}
+	if (!helper_running && (ret = helper_start()) < 0)
+		return ret;
 	if (need_rearm) {
 		need_rearm = 0;
 		aioreap_rec_rearm_all();
