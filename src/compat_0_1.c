@@ -35,8 +35,8 @@ AIO_PUBLIC int aioreap_io_cancel_0_1(io_context_t ctx, struct iocb *iocb)
 AIO_SYMVER(aioreap_io_cancel_0_1, "io_cancel@LIBAIO_0.1");
 
 AIO_PUBLIC int aioreap_io_getevents_0_1(io_context_t ctx, long nr,
-				struct io_event *events,
-				const struct timespec *timeout)
+					struct io_event *events,
+					const struct timespec *timeout)
 {
 	struct timespec copy, *use;
 	int ret = copy_timeout(timeout, &copy, &use);
@@ -46,7 +46,7 @@ AIO_PUBLIC int aioreap_io_getevents_0_1(io_context_t ctx, long nr,
 AIO_SYMVER(aioreap_io_getevents_0_1, "io_getevents@LIBAIO_0.1");
 
 AIO_PUBLIC int aioreap_io_queue_wait_0_1(io_context_t ctx,
-				 const struct timespec *timeout)
+					 const struct timespec *timeout)
 {
 	struct timespec copy, *use;
 	int ret = copy_timeout(timeout, &copy, &use);

@@ -28,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compiler.h"
 #include "libaio.h"
 
 #define EVENT_ARRAY_STEP ((uintptr_t)4096)

@@ -10,12 +10,14 @@
 
 #include <stdatomic.h>
 
+#include "compiler.h"
+
 #define DISABLE_POLL		0x1u
 #define DISABLE_PGETEVENTS	0x2u
 #define DISABLE_RING		0x4u
 #define DISABLE_PARSED		0x100u
 
-extern _Atomic unsigned aioreap_features_disabled_word;
+extern hidden _Atomic unsigned aioreap_features_disabled_word;
 unsigned aioreap_features_parse_env(void);
 
 /* LIBAIO_DISABLE, read from the environment on first use. */
@@ -24,7 +26,7 @@ static inline unsigned features_disabled(void)
 	unsigned v = atomic_load_explicit(&aioreap_features_disabled_word,
 					  memory_order_relaxed);
 
-	if (__builtin_expect(!(v & DISABLE_PARSED), 0))
+	if (unlikely(!(v & DISABLE_PARSED)))
 		v = aioreap_features_parse_env();
 	return v;
 }

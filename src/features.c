@@ -62,7 +62,8 @@ unsigned aioreap_features_parse_env(void)
 		if (*s == ',')
 			s++;
 	}
-	atomic_store_explicit(&aioreap_features_disabled_word, v, memory_order_relaxed);
+	atomic_store_explicit(&aioreap_features_disabled_word, v,
+			      memory_order_relaxed);
 	return v;
 }
 
@@ -127,13 +128,15 @@ static unsigned ask_kernel(void)
 			v |= HAS_AIO;
 		atomic_fetch_or_explicit(&asked, v, memory_order_relaxed);
 	}
-	if ((v & HAS_AIO) && !(v & ASKED_PGET) && aioreap_features_pgetevents_native()) {
+	if ((v & HAS_AIO) && !(v & ASKED_PGET) &&
+	    aioreap_features_pgetevents_native()) {
 		/* The same question a real io_pgetevents would settle:
 		 * its first ENOSYS or EPERM marks the call missing. */
 		if (refused(aio_sys_pgetevents(NULL, 0, 0, NULL, NULL, NULL)))
 			aioreap_features_pgetevents_missing();
 		v |= ASKED_PGET;
-		atomic_fetch_or_explicit(&asked, ASKED_PGET, memory_order_relaxed);
+		atomic_fetch_or_explicit(&asked, ASKED_PGET,
+					 memory_order_relaxed);
 	}
 	return v;
 }

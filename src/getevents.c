@@ -81,7 +81,8 @@ tell_valgrind(const struct io_event *ev, long n)
  * of polls that a concurrent io_destroy took away. */
 static inline long after_reap(struct io_event *ev, long n, int from_ring)
 {
-	int emul = atomic_load_explicit(&aioreap_poll_emul_used, memory_order_relaxed);
+	int emul = atomic_load_explicit(&aioreap_poll_emul_used,
+					memory_order_relaxed);
 
 #ifdef HAVE_VALGRIND_HINTS
 	if (likely(!(emul | (from_ring & on_valgrind))))
@@ -114,11 +115,14 @@ kernel_part(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 		int ghost = 0;
 
 		if (track)
-			counted = aioreap_reap_shared_enter(e, (uintptr_t)ctx, &ghost);
+			counted = aioreap_reap_shared_enter(e, (uintptr_t)ctx,
+							    &ghost);
 		if (w->pget)
-			ret = aioreap_kernel_pgetevents(ctx, min_nr - got, nr - got, ev, w);
+			ret = aioreap_kernel_pgetevents(ctx, min_nr - got,
+							nr - got, ev, w);
 		else
-			ret = aioreap_kernel_getevents(ctx, min_nr - got, nr - got, ev, w);
+			ret = aioreap_kernel_getevents(ctx, min_nr - got,
+						       nr - got, ev, w);
 		if (counted) {
 			/* Before leaving: the next user-space reaper must find
 			 * head where this reap left it (registry.h). */
@@ -191,7 +195,7 @@ static long ring_part(struct ctx_entry *e, uintptr_t key, long min_nr,
 
 /* The whole call, every case: the ring first, then the kernel. */
 int aioreap_getevents_core(io_context_t ctx, long min_nr, long nr,
-		   struct io_event *ev, const struct wait_spec *w)
+			   struct io_event *ev, const struct wait_spec *w)
 {
 	struct ctx_entry *e = NULL;
 	long got = 0;
@@ -295,7 +299,8 @@ take_many_pget(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 /* Set when every reaped batch must pass through after_reap. */
 static inline int reaps_need_core(void)
 {
-	int flags = atomic_load_explicit(&aioreap_poll_emul_used, memory_order_relaxed);
+	int flags = atomic_load_explicit(&aioreap_poll_emul_used,
+					 memory_order_relaxed);
 
 #ifdef HAVE_VALGRIND_HINTS
 	flags |= on_valgrind;
@@ -365,8 +370,9 @@ slow:
 	return getevents_slow(ctx, min_nr, nr, ev, ts);
 }
 
-AIO_PUBLIC int aioreap_io_getevents_0_4(io_context_t ctx, long min_nr, long nr,
-				struct io_event *events, struct timespec *timeout)
+AIO_PUBLIC int aioreap_io_getevents_0_4(io_context_t ctx, long min_nr,
+					long nr, struct io_event *events,
+					struct timespec *timeout)
 {
 	return fast_getevents(ctx, min_nr, nr, events, timeout, 0);
 }
@@ -376,7 +382,7 @@ AIO_PUBLIC int io_pgetevents(io_context_t ctx, long min_nr, long nr,
 			     struct io_event *events, struct timespec *timeout,
 			     sigset_t *sigmask)
 {
-	/* With a mask, aioreap_getevents_core decides: the kernel must see the call
+	/* With a mask, the core decides: the kernel must see the call
 	 * whenever the ring alone cannot answer, so pending signals get
 	 * through. */
 	if (sigmask)

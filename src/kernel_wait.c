@@ -39,7 +39,6 @@
 
 #if __SIZEOF_LONG__ == 4
 
-
 static long
 kernel_getevents_ts64(io_context_t ctx, long min_nr, long nr,
 		      struct io_event *ev, const void *ts,
@@ -58,7 +57,8 @@ kernel_getevents_ts64(io_context_t ctx, long min_nr, long nr,
 		k.tv_nsec = u->tv_nsec;
 	}
 	if (aioreap_features_time64_native()) {
-		ret = aio_sys_pgetevents_time64(ctx, min_nr, nr, ev, u ? &k : NULL,
+		ret = aio_sys_pgetevents_time64(ctx, min_nr, nr, ev,
+						u ? &k : NULL,
 						with_mask ? &sig : NULL);
 		if (ret != -ENOSYS && ret != -EPERM)
 			return ret;
@@ -70,18 +70,20 @@ kernel_getevents_ts64(io_context_t ctx, long min_nr, long nr,
 		t32.tv_nsec = (long)k.tv_nsec;
 	}
 	if (with_mask)
-		return aio_sys_pgetevents(ctx, min_nr, nr, ev, u ? &t32 : NULL, &sig);
+		return aio_sys_pgetevents(ctx, min_nr, nr, ev,
+					  u ? &t32 : NULL, &sig);
 	return aio_sys_getevents(ctx, min_nr, nr, ev, u ? &t32 : NULL);
 }
 
 #endif
 
 long aioreap_kernel_getevents(io_context_t ctx, long min_nr, long nr,
-		      struct io_event *ev, const struct wait_spec *w)
+			      struct io_event *ev, const struct wait_spec *w)
 {
 #if __SIZEOF_LONG__ == 4
 	if (w->ts64)
-		return kernel_getevents_ts64(ctx, min_nr, nr, ev, w->ts, NULL, 0);
+		return kernel_getevents_ts64(ctx, min_nr, nr, ev,
+					     w->ts, NULL, 0);
 #endif
 	return aio_sys_getevents(ctx, min_nr, nr, ev, w->ts);
 }
@@ -101,7 +103,8 @@ static long native(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 
 #if __SIZEOF_LONG__ == 4
 	if (w->ts64)
-		return kernel_getevents_ts64(ctx, min_nr, nr, ev, w->ts, w->mask, 1);
+		return kernel_getevents_ts64(ctx, min_nr, nr, ev,
+					     w->ts, w->mask, 1);
 #endif
 	return aio_sys_pgetevents(ctx, min_nr, nr, ev, w->ts, &sig);
 }
@@ -146,7 +149,7 @@ static long emulate(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 }
 
 long aioreap_kernel_pgetevents(io_context_t ctx, long min_nr, long nr,
-		       struct io_event *ev, const struct wait_spec *w)
+			       struct io_event *ev, const struct wait_spec *w)
 {
 	if (aioreap_features_pgetevents_native()) {
 		long ret = native(ctx, min_nr, nr, ev, w);

@@ -8,6 +8,7 @@
 
 #include <signal.h>
 
+#include "compiler.h"
 #include "libaio.h"
 
 /* The C library's struct timespec under _TIME_BITS=64 on a 32-bit ABI
@@ -26,7 +27,7 @@ struct timespec_time64 {
 
 /* How a reap may block in the kernel, once the ring has been tried. */
 struct wait_spec {
-	const void *ts;		/* timeout as the caller passed it; NULL: none */
+	const void *ts;		/* timeout as the caller passed it, or NULL */
 	int ts64;		/* ts is a 64-bit-time timespec (32-bit ABIs) */
 	int pget;		/* io_pgetevents semantics (mask may be NULL) */
 	const sigset_t *mask;
@@ -34,9 +35,9 @@ struct wait_spec {
 
 /* kernel_wait.c: io_pgetevents in the kernel, or its emulation. */
 long aioreap_kernel_pgetevents(io_context_t ctx, long min_nr, long nr,
-		       struct io_event *ev, const struct wait_spec *w);
+			       struct io_event *ev, const struct wait_spec *w);
 /* io_getevents in the kernel with the wait spec's timeout, no mask. */
 long aioreap_kernel_getevents(io_context_t ctx, long min_nr, long nr,
-		      struct io_event *ev, const struct wait_spec *w);
+			      struct io_event *ev, const struct wait_spec *w);
 
 #endif /* LIBAIO_KERNEL_WAIT_H */

@@ -6,6 +6,8 @@ libaio_la_SOURCES = \
 	src/compiler.h \
 	src/event_array.h \
 	src/export.h \
+	src/fd_id.c \
+	src/fd_id.h \
 	src/features.c \
 	src/feature_flags.h \
 	src/getevents.c \
@@ -14,7 +16,9 @@ libaio_la_SOURCES = \
 	src/kernel_wait.h \
 	src/poll_emul.c \
 	src/poll_emul.h \
+	src/poll_destroy.c \
 	src/poll_helper.c \
+	src/poll_helper.h \
 	src/poll_rec.c \
 	src/poll_rec.h \
 	src/queue.c \

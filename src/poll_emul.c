@@ -1,98 +1,50 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * IOCB_CMD_POLL done by the library.
+ * IOCB_CMD_POLL done by the library: when the kernel has no aio poll
+ * (before 4.19), when LIBAIO_DISABLE=poll asks for it, or when the kernel
+ * refuses a well-formed poll with EINVAL (ttys and ptys: files with two
+ * wait queues).
  *
- * When: the kernel has no aio poll (before 4.19), LIBAIO_DISABLE=poll
- * asks for the emulation, or the kernel refuses a well-formed poll iocb
- * with EINVAL (ttys and ptys: files with two wait queues).
+ * Readiness is easy: the fd goes into a process-wide epoll set, one-shot,
+ * and a helper thread waits on it.  The wake-up is the problem: the
+ * completion must reach a thread that may be asleep in io_getevents,
+ * which only a real AIO completion (or a signal, a timeout, io_destroy)
+ * ends, and user space may not write into the kernel's ring.  A queue of
+ * the library's own, merged into every reap, would need signals (the
+ * application's) or bounded sleeps to interrupt that thread, and a second
+ * source of events that every reaper, several threads at once, merges
+ * without losing or doubling any.  So the completion takes the kernel's
+ * own path: the helper submits to the context a doorbell, an iocb of its
+ * own that completes inside io_submit (a 0-byte read of a memfd or
+ * /dev/zero).  The kernel posts its event and wakes the sleepers as for
+ * any completion.  The event's obj is one of our static doorbell iocbs
+ * and its data a token naming the record; every library reap rewrites it
+ * in place into the application's completion (data and obj of the user's
+ * iocb, res the ready mask, res2 0).  One doorbell is one completion, so
+ * exactly-once delivery is the kernel's (and the ring reaper's), and
+ * IOCB_FLAG_RESFD is honoured by putting the user's eventfd on the
+ * doorbell.  What the program sees of all this: io_prep_poll(3), NOTES.
  *
- * The problem is the wake-up, not the readiness.  Readiness is easy: the
- * fd goes into a process-wide epoll set, one-shot, and a helper thread
- * waits on that set.  But the completion must then reach a thread that
- * may already be asleep inside the io_getevents system call, and only a
- * real AIO completion (or a signal, a timeout, io_destroy) ends that
- * sleep.  User space also may not write events into the kernel's ring.
- *
- * Two designs were weighed:
- *  - A library queue of emulated completions, merged with ring events by
- *    the library's getevents.  It needs a way to interrupt a thread
- *    blocked in the kernel (signals, which the application owns, or
- *    bounded sleeps, which cost latency and CPU) and a second source of
- *    events that every reaper -- io_getevents, io_pgetevents,
- *    io_queue_run, the user-space ring reaper, several threads at once --
- *    must merge without losing or doubling anything.
- *  - A doorbell through the kernel's own completion path (chosen).  When
- *    an emulated poll completes, the helper submits to the user's context
- *    one iocb of its own that completes inside io_submit: a 0-byte read
- *    of a memfd (or /dev/zero).  The kernel puts its event in the ring
- *    and wakes the threads sleeping in io_getevents, exactly as for any
- *    completion.  Its io_event.obj is one of our static doorbell iocbs
- *    and its data is a token naming the record; aioreap_poll_emul_translate,
- *    which every library reap path runs on what it reaped, rewrites it in
- *    place into the application's completion (data and obj of the user's
- *    iocb, res = ready mask, res2 = 0).  One doorbell is one completion,
- *    so exactly-once delivery is the kernel's (and the ring reaper's), a
- *    blocked thread wakes with no extra machinery, and IOCB_FLAG_RESFD is
- *    honoured by putting the user's eventfd on the doorbell.
- *
- * Limits of the chosen design:
- *  - Capacity differs.  A kernel poll holds a ring slot from submission
- *    until it is reaped, so too many armed polls make io_submit fail
- *    with EAGAIN.  An emulated poll holds no slot while armed; its
- *    doorbell needs one only when it fires.  If the ring is full then,
- *    the doorbell waits in a backlog and the helper retries every few
- *    milliseconds until the application reaps enough to make room.
- *  - Reaping the ring without this library (raw system calls, one's own
- *    ring reader) shows the raw doorbell events.
- *  - A ready fd completes inside io_submit, as in the kernel; one that
- *    becomes ready later completes after a hop through the helper thread
- *    (a context switch or two), where the kernel completes from the
- *    waking context.
- *  - The result is the epoll mask limited to the bits asked for plus
- *    POLLERR|POLLHUP|POLLNVAL; the kernel sometimes reports the whole
- *    wake-up key.  Callers must mask res either way.
- *  - Each armed poll holds a duplicate of its fd (the kernel holds a file
- *    reference too), so the file stays open until the poll completes or
- *    is cancelled.  Closing that duplicate drops the record (fcntl)
- *    locks the program holds on the file, as closing any descriptor of
- *    it does; the kernel's reference drops none.  So a poll that is
- *    ready when submitted is probed on the caller's own descriptor and
- *    never duplicated.  The emulation also keeps descriptors of its own
- *    (an epoll set, a wake-up pipe, a memfd), created on first use,
- *    close-on-exec.
- *  - A program may close descriptors it does not know about (closefrom,
- *    close_range) and reuse the numbers.  Before each use the library
- *    checks that a number still names what it made: device and inode
- *    (statx) for the pipe, the memfd and each duplicate, the eventfd id
- *    for a RESFD duplicate, and for the epoll set that it still holds
- *    the wake-up pipe (kcmp).  A number that fails is never read, written,
- *    closed or passed to epoll_ctl again; the library makes new ones and
- *    re-arms its polls.  A poll whose own duplicate was closed cannot be
- *    re-armed and completes with POLLNVAL.
- *  - A fork child has no helper thread and none of the parent's
- *    contexts: its copies of the parent's pending polls are forgotten.
- *
- * Locking: one mutex (aioreap_pe_lock) covers records, hash, backlog and helper
- * state, and is held across every doorbell io_submit.  Application
- * threads take it with every signal blocked, so a handler that calls
- * io_submit or io_cancel never waits for the thread it interrupted.  The
- * reap side takes no lock at all: a reaper claims a DELIVERED record
- * with one compare-and-swap on its generation-and-state word, reads it,
- * and pushes it on a list that the next holder of aioreap_pe_lock recycles.
- * Records live in chunks that are never freed (poll_rec.c), so a stale
- * token always points at a record and at worst fails the claim.
- *
- * Files: this one validates, emulates and cancels polls and follows
- * destroys; poll_helper.c owns the lock, the epoll set, the helper thread
- * and the doorbells; poll_rec.c is the record store both use.
+ * Locking: one mutex, the emulation's lock (poll_helper.h), covers the
+ * records, their hash, the backlog and the helper's state, and is held
+ * across every doorbell io_submit.  The reap side takes no lock: a reaper
+ * claims a delivered record with one compare-and-swap on its
+ * generation-and-state word (poll_rec.h) and hands it back through a list
+ * that the lock's next holder recycles.
  *
  * Destroy: io_destroy publishes the context in a dying slot before the
- * system call and then cancels its polls under aioreap_pe_lock; emulating a poll
- * asks the kernel whether the context is alive and looks at the slots
- * under aioreap_pe_lock, after announcing itself in aioreap_poll_emul_used.  Each side
- * writes before it reads the other's variable (sequentially consistent),
- * so a poll either is cancelled by the destroy or is refused with EINVAL,
- * and no doorbell reaches a context after io_destroy returns.
+ * system call, then cancels its polls under the lock.  Emulating a poll
+ * first sets the flag that says polls are emulated, then asks the kernel
+ * whether the context is alive and looks at the slots, under the lock.
+ * Each side writes before it reads the other's variable (sequentially
+ * consistent), so a poll is either cancelled by the destroy or refused
+ * with EINVAL, and no doorbell reaches a context after io_destroy
+ * returns.
+ *
+ * Files: this one validates, emulates and cancels polls; poll_destroy.c
+ * follows destroys; poll_helper.c has the lock, the epoll set, the helper
+ * thread and the doorbells; poll_rec.c the record store; fd_id.c
+ * descriptor identity.
  */
 #include "config.h"
 
@@ -105,40 +57,15 @@
 #include "compiler.h"
 #include "feature_flags.h"
 #include "poll_emul.h"
+#include "poll_helper.h"
 #include "poll_rec.h"
 #include "raw_syscall.h"
 #include "registry.h"
 #include "user_ptr.h"
 
-_Atomic int aioreap_poll_emul_used;
-
-/* Free every record of ctx (a context being destroyed, or an address the
- * kernel gave out again, so the old context is gone).  Under aioreap_pe_lock. */
-static void forget_locked(io_context_t ctx)
-{
-	struct poll_rec *r;
-	unsigned pos = 0;
-
-	if (!aioreap_rec_live())
-		return;
-	aioreap_helper_check();
-	aioreap_helper_forget_ctx(ctx);
-	while ((r = aioreap_rec_each(&pos))) {
-		unsigned st = rec_state(r);
-
-		if (r->ctx != ctx || st == REC_CLAIMED)
-			continue;
-		/* A reaper may claim a DELIVERED one meanwhile: then it is
-		 * the reaper's to hand back. */
-		if (st == REC_DELIVERED && !rec_move(r, REC_DELIVERED, REC_FIRED))
-			continue;
-		aioreap_rec_free(r);
-	}
-}
-
 /* --- fork ------------------------------------------------------------ */
 
-static sigset_t fork_mask;	/* one fork at a time holds aioreap_pe_lock */
+static sigset_t fork_mask;	/* one fork at a time holds the lock */
 
 static void fork_prepare(void)
 {
@@ -159,7 +86,8 @@ static void fork_child(void)
 	struct poll_rec *r;
 	unsigned pos = 0;
 
-	aioreap_helper_reset_in_child();	/* first: disarm must not touch epoll */
+	/* First: disarm must not touch the parent's epoll set. */
+	aioreap_helper_reset_in_child();
 	aioreap_rec_recycle_forget();
 	while ((r = aioreap_rec_each(&pos)))
 		aioreap_rec_free(r);
@@ -171,159 +99,6 @@ static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static void init(void)
 {
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
-}
-
-/* --- contexts being destroyed ------------------------------------------ */
-
-/*
- * io_destroy publishes its context here before the system call (one
- * compare-and-swap, whether or not a poll was ever emulated: the
- * emulation must be able to see a destroy that began before its first
- * poll).  The value is the page-aligned context address with a few bits
- * of the destroyer's frame address below it, so that a slot taken over
- * by another destroyer of a new context at the same address is not
- * cleared by the old one.  More destroys at once than slots go on a list
- * under aioreap_pe_lock.
- */
-#define DYING_SLOTS	16
-static _Atomic uintptr_t dying[DYING_SLOTS];
-static struct pe_destroy *dying_list;	/* under aioreap_pe_lock */
-
-#define CTX_ALIGN_MASK	((uintptr_t)0xfff)
-
-static uintptr_t dying_value(const struct pe_destroy *d)
-{
-	return (uintptr_t)d->ctx | ((((uintptr_t)d >> 4) & CTX_ALIGN_MASK) | 1);
-}
-
-/* Is ctx being destroyed?  Under aioreap_pe_lock, after aioreap_poll_emul_used was set.
- * Sequentially consistent: see aioreap_poll_emul_destroy_begin. */
-static int ctx_dying(io_context_t ctx)
-{
-	struct pe_destroy *d;
-	unsigned i;
-
-	for (i = 0; i < DYING_SLOTS; i++)
-		if ((atomic_load(&dying[i]) & ~CTX_ALIGN_MASK) ==
-		    (uintptr_t)ctx)
-			return 1;
-	for (d = dying_list; d; d = d->next)
-		if (d->ctx == ctx)
-			return 1;
-	return 0;
-}
-
-static void dying_unlist(struct pe_destroy *d)
-{
-	struct pe_destroy **p = &dying_list;
-
-	while (*p && *p != d)
-		p = &(*p)->next;
-	if (*p)
-		*p = d->next;
-	d->listed = 0;
-}
-
-void aioreap_poll_emul_destroy_begin(io_context_t ctx, struct pe_destroy *d)
-{
-	sigset_t old;
-	unsigned i;
-
-	d->ctx = ctx;
-	d->slot = -1;
-	d->listed = 0;
-	/* Not a context address: the kernel refuses it, no poll has it. */
-	if (((uintptr_t)ctx & CTX_ALIGN_MASK) || !ctx)
-		return;
-	/*
-	 * Publish, then look at aioreap_poll_emul_used; emulate_one stores that,
-	 * then looks at the slots (both sequentially consistent).  So if
-	 * we read 0, its check sees our slot and it refuses the poll;
-	 * otherwise we cancel every poll it added before.
-	 */
-	for (i = 0; i < DYING_SLOTS; i++) {
-		uintptr_t free_slot = 0;
-
-		if (atomic_compare_exchange_strong(&dying[i], &free_slot,
-						   dying_value(d))) {
-			d->slot = (int)i;
-			break;
-		}
-	}
-	if (d->slot < 0) {
-		aioreap_pe_enter(&old);
-		d->next = dying_list;
-		dying_list = d;
-		d->listed = 1;
-		if (atomic_load(&aioreap_poll_emul_used))
-			forget_locked(ctx);
-		aioreap_pe_leave(&old);
-		return;
-	}
-	if (!atomic_load(&aioreap_poll_emul_used))
-		return;
-	aioreap_pe_enter(&old);
-	forget_locked(ctx);
-	aioreap_pe_leave(&old);
-}
-
-void aioreap_poll_emul_destroy_end(struct pe_destroy *d)
-{
-	sigset_t old;
-
-	if (d->slot >= 0) {
-		uintptr_t mine = dying_value(d);
-
-		/* Relaxed: fails harmlessly if io_setup already cleared it;
-		 * nothing else is published by clearing. */
-		atomic_compare_exchange_strong_explicit(
-			&dying[d->slot], &mine, 0, memory_order_relaxed,
-			memory_order_relaxed);
-		return;
-	}
-	if (!d->listed)
-		return;
-	aioreap_pe_enter(&old);
-	if (d->listed)
-		dying_unlist(d);
-	aioreap_pe_leave(&old);
-}
-
-/*
- * The kernel gave out ctx: any earlier context at that address is gone,
- * so a destroyer's mark for it is stale (it would refuse the new
- * context's polls) and any record left for it (a context destroyed by a
- * raw system call) is dropped.
- */
-void aioreap_poll_emul_setup_done(io_context_t ctx)
-{
-	sigset_t old;
-	unsigned i;
-
-	for (i = 0; i < DYING_SLOTS; i++) {
-		uintptr_t v = atomic_load_explicit(&dying[i],
-						   memory_order_relaxed);
-
-		/* Relaxed: the kernel's io_setup ordered the destroy. */
-		if (v && (v & ~CTX_ALIGN_MASK) == (uintptr_t)ctx)
-			atomic_compare_exchange_strong_explicit(
-				&dying[i], &v, 0, memory_order_relaxed,
-				memory_order_relaxed);
-	}
-	if (!atomic_load_explicit(&aioreap_poll_emul_used, memory_order_relaxed))
-		return;
-	aioreap_pe_enter(&old);
-	{
-		struct pe_destroy *d = dying_list, *next;
-
-		for (; d; d = next) {
-			next = d->next;
-			if (d->ctx == ctx)
-				dying_unlist(d);
-		}
-	}
-	forget_locked(ctx);
-	aioreap_pe_leave(&old);
 }
 
 /* --- submission ------------------------------------------------------ */
@@ -352,32 +127,20 @@ static int is_poll(const struct iocb *cb)
  * already written the key, so a plain store suffices.
  */
 
-/* The outcome of a checked store: all of it, a fault, or no check made. */
-static int vm_store_result(long got, size_t want)
-{
-	if (got == (long)want)
-		return 0;
-	if (got >= 0 || got == -EFAULT)
-		return -EFAULT;
-	return 1;		/* refused: the caller stores plainly */
-}
-
 /* The kernel's store of KIOCB_KEY (0) into an iocb it takes: 0, or
  * -EFAULT where the iocb is not writable.  checked: through the checked
- * copy (the kernel has not written it yet). */
+ * copy (the kernel has not written it yet), plainly if that is refused. */
 static int store_key(struct iocb *cb, int checked)
 {
 	unsigned zero = 0;
 	struct iovec local = { &zero, sizeof(cb->key) };
 	struct iovec remote = { &cb->key, sizeof(cb->key) };
-	int r;
+	long got = checked ? sys_vm_write(&local, &remote) : -ENOSYS;
 
-	if (checked) {
-		r = vm_store_result(sys_vm_write(&local, &remote),
-				   sizeof(cb->key));
-		if (r <= 0)
-			return r;
-	}
+	if (got == (long)sizeof(cb->key))
+		return 0;
+	if (got >= 0 || got == -EFAULT)
+		return -EFAULT;		/* a part, or none, was writable */
 	cb->key = 0;
 	return 0;
 }
@@ -388,47 +151,6 @@ static int ctx_check(io_context_t ctx)
 {
 	return (int)aio_sys_submit(ctx, 0, NULL);
 }
-
-/* A duplicate that leaves 0-2 alone, close-on-exec. */
-static int dup_fd(int fd)
-{
-	long r = sys_fcntl(fd, F_DUPFD_CLOEXEC, 3);
-
-	if (r == -EINVAL)	/* RLIMIT_NOFILE at 3 or below */
-		r = sys_fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	return (int)r;
-}
-
-/* Does fd name an eventfd?  Only /proc can tell without changing it; if
- * /proc is not mounted, accept and let the doorbell find out. */
-static int is_eventfd(int fd)
-{
-	static const char want[] = "anon_inode:[eventfd]";
-	char path[32] = "/proc/self/fd/", num[12], link[sizeof(want)];
-	int n = 0, p = 14;
-	long len;
-
-	do
-		num[n++] = (char)('0' + fd % 10);
-	while ((fd /= 10) > 0);
-	while (n > 0)
-		path[p++] = num[--n];
-	path[p] = '\0';
-	len = sys_readlinkat(AT_FDCWD, path, link, sizeof(link));
-	if (len < 0)
-		return 1;
-	return len == (long)sizeof(want) - 1 && !memcmp(link, want, len);
-}
-
-/*
- * Emulating one poll is a row of single-job steps, each a function below,
- * in the kernel's order so that a bad iocb gets the kernel's error: the
- * iocb's general checks, the descriptor lookups, the poll's own field
- * checks, a readiness probe (and, only if it is not ready, whether it can
- * be waited for and a duplicate of the descriptor), then under
- * aioreap_pe_lock admitting the poll to a live context and arming it or
- * completing it at once.
- */
 
 /* The checks the kernel makes before it looks up any descriptor. */
 static int check_iocb(const struct kernel_iocb *k)
@@ -457,19 +179,22 @@ static int check_fd(int fd)
 	return fl < 0 || (fl & O_PATH) ? -EBADF : 0;
 }
 
-/* A duplicate of fd that the kernel would accept for I/O, or -errno:
- * check_fd's, or why no duplicate could be made (EMFILE). */
+/* A duplicate of fd (close-on-exec, leaving 0-2 alone) that the kernel
+ * would accept for I/O, or -errno: check_fd's, or why no duplicate could
+ * be made (EMFILE). */
 static int take_fd(int fd)
 {
-	int dup = dup_fd(fd);
+	long dup = sys_fcntl(fd, F_DUPFD_CLOEXEC, 3);
 
+	if (dup == -EINVAL)	/* RLIMIT_NOFILE at 3 or below */
+		dup = sys_fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (dup < 0)
-		return dup == -EINVAL ? -EBADF : dup;
-	if (check_fd(dup) < 0) {
-		sys_close(dup);
+		return dup == -EINVAL ? -EBADF : (int)dup;
+	if (check_fd((int)dup) < 0) {
+		sys_close((int)dup);
 		return -EBADF;
 	}
-	return dup;
+	return (int)dup;
 }
 
 /* Close what emulate_one took (either may be -1). */
@@ -500,7 +225,7 @@ static int lookup_fds(const struct kernel_iocb *k, int *resfd)
 		return ret;
 	if (k->aio_flags & KIOCB_FLAG_RESFD) {
 		rf = take_fd((int)k->aio_resfd);
-		if (rf >= 0 && !is_eventfd(rf)) {
+		if (rf >= 0 && !aioreap_fd_is_eventfd(rf)) {
 			sys_close(rf);
 			rf = -EINVAL;
 		}
@@ -519,7 +244,8 @@ static unsigned ready_now(int fd, unsigned events)
 
 	if (sys_ppoll_now(&pfd, 1) < 0)
 		return 0;
-	return (unsigned short)pfd.revents & (events | POLLERR | POLLHUP | POLLNVAL);
+	return (unsigned short)pfd.revents &
+		(events | POLLERR | POLLHUP | POLLNVAL);
 }
 
 /*
@@ -549,7 +275,7 @@ static int check_waitable(int fd)
  * kernel's answer and the record's insertion) and the helper runs.  The
  * record then owns fd and resfd (either may be -1).  NULL and *err set
  * otherwise (the kernel's or the helper's -errno, or EAGAIN when no
- * record can be had): the caller still holds both.  Under aioreap_pe_lock.
+ * record can be had): the caller still holds both.  Under the lock.
  */
 static struct poll_rec *admit_locked(io_context_t ctx, struct iocb *cb,
 				     const struct kernel_iocb *k, int fd,
@@ -558,7 +284,7 @@ static struct poll_rec *admit_locked(io_context_t ctx, struct iocb *cb,
 	struct poll_rec *r;
 	int ret = ctx_check(ctx);
 
-	if (ret == 0 && ctx_dying(ctx))
+	if (ret == 0 && aioreap_poll_ctx_dying(ctx))
 		ret = -EINVAL;
 	if (ret == 0)
 		ret = aioreap_helper_ensure();
@@ -601,7 +327,7 @@ static int arm_error(int err)
 /*
  * Arm r, or complete it now if it is ready (ready: its mask).  0 when the
  * poll is armed or completed.  -errno when it could be neither: r is
- * freed and its descriptors are the caller's again.  Under aioreap_pe_lock.
+ * freed and its descriptors are the caller's again.  Under the lock.
  */
 static int arm_or_complete(struct poll_rec *r, unsigned ready)
 {
@@ -615,7 +341,8 @@ static int arm_or_complete(struct poll_rec *r, unsigned ready)
 			return 0;	/* the helper completes it */
 		/* EPERM: no poll method (regular files, /dev/null); such
 		 * files are always ready for reading and writing. */
-		r->res = r->events & (POLLIN | POLLOUT | POLLRDNORM | POLLWRNORM);
+		r->res = r->events & (POLLIN | POLLOUT |
+				      POLLRDNORM | POLLWRNORM);
 		if (ret != -EPERM || !r->res) {
 			r->fd = -1;		/* never armed: the caller */
 			r->resfd = -1;		/* closes both */
@@ -638,10 +365,11 @@ static int arm_or_complete(struct poll_rec *r, unsigned ready)
 #define KEY_UNWRITTEN	0x2	/* the kernel has not written cb's key */
 
 /*
- * Emulate one poll iocb: 0 once it is armed or completed, or the -errno
- * the kernel would give for it.  With CTX_KNOWN_OK, ctx need not be asked
- * whether it is alive; with KEY_UNWRITTEN, the key is stored through the
- * checked copy.
+ * Emulate one poll iocb, in single-job steps in the kernel's order so
+ * that a bad iocb gets the kernel's error: 0 once it is armed or
+ * completed, or the -errno the kernel would give for it.  With
+ * CTX_KNOWN_OK, ctx need not be asked whether it is alive; with
+ * KEY_UNWRITTEN, the key is stored through the checked copy.
  */
 static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 {
@@ -681,9 +409,8 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 
 	pthread_once(&init_once, init);
 	/* Sequentially consistent, before the dying-slot check in
-	 * admit_locked: the other half of aioreap_poll_emul_destroy_begin's
-	 * handshake.  It also makes io_cancel look here, and it precedes
-	 * every doorbell. */
+	 * admit_locked: the other half of the destroy's handshake.  It
+	 * also makes io_cancel look here, and it precedes every doorbell. */
 	atomic_store(&aioreap_poll_emul_used, 1);
 
 	aioreap_pe_enter(&old);
@@ -796,7 +523,8 @@ static long resume_at(io_context_t ctx, struct iocb **pos, long err,
 	return ret < 0 ? ret : 1;
 }
 
-int aioreap_poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios, long done)
+int aioreap_poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios,
+			     long done)
 {
 	long err = done < 0 ? done : 0;		/* 0 or -EINVAL: see submit.c */
 
@@ -834,7 +562,7 @@ int aioreap_poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios, long 
 
 /* --- completion, cancel ------------------------------------------------ */
 
-/* Lock-free: a signal handler may reap while its thread holds aioreap_pe_lock.
+/* Lock-free: a signal handler may reap while its thread holds the lock.
  * Returns how many events remain, in order at the front of ev. */
 long aioreap_poll_emul_translate(struct io_event *ev, long n)
 {

@@ -2,9 +2,8 @@
 /*
  * The poll emulation's moving parts: the epoll set, the helper thread that
  * waits on it, the doorbells that carry completions into a context's
- * ring, and the checks that the descriptors behind all three are still
- * the library's.  Everything here runs under aioreap_pe_lock except the helper's
- * wait and aioreap_fd_identify/aioreap_fd_is.
+ * ring.  Everything here runs under the emulation's lock except the
+ * helper's wait.
  */
 #include "config.h"
 
@@ -17,11 +16,10 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <linux/kcmp.h>
 
 #include "compiler.h"
 #include "poll_emul.h"
+#include "poll_helper.h"
 #include "poll_rec.h"
 #include "raw_syscall.h"
 #include "registry.h"
@@ -58,14 +56,17 @@ void aioreap_pe_leave(const sigset_t *old)
 
 /* --- records: the parts that touch the epoll set --------------------- */
 
+static void close_resfd(struct poll_rec *r)
+{
+	if (r->resfd >= 0 && aioreap_fd_is(r->resfd, &r->resfd_id))
+		sys_close(r->resfd);
+	r->resfd = -1;
+}
+
 void aioreap_rec_free(struct poll_rec *r)
 {
 	aioreap_helper_disarm(r);
-	if (r->resfd >= 0) {
-		if (aioreap_fd_is(r->resfd, &r->resfd_id))
-			sys_close(r->resfd);
-		r->resfd = -1;
-	}
+	close_resfd(r);
 	aioreap_rec_release(r);
 }
 
@@ -103,14 +104,18 @@ static unsigned helper_gen;
 static _Atomic int helper_started;
 /* The set was lost with polls armed in it: re-arm them in the next one. */
 static int need_rearm;
-static struct poll_rec *q_head, *q_tail;	/* completions awaiting a bell */
+/* Records linked through qnext, in order. */
+struct rec_list {
+	struct poll_rec *head, *tail;
+};
+static struct rec_list queue;	/* completions awaiting a bell */
 
 /*
- * The doorbell iocbs.  Their addresses are how aioreap_poll_emul_translate tells
- * a doorbell event from the application's: the kernel reports them in
- * io_event.obj and no application iocb can live here.  They are filled
- * and submitted only under aioreap_pe_lock; the kernel copies each at submission,
- * so reusing them for the next batch is safe.
+ * The doorbell iocbs.  Their addresses are how a reap tells a doorbell
+ * event from the application's: the kernel reports them in io_event.obj
+ * and no application iocb can live here.  They are filled and submitted
+ * only under the lock; the kernel copies each at submission, so reusing
+ * them for the next batch is safe.
  */
 static struct iocb bells[BELL_BATCH];
 static char bell_byte;
@@ -123,11 +128,9 @@ int aioreap_helper_is_doorbell(const struct iocb *obj)
 }
 
 /* POLL* and EPOLL* bits agree on most ABIs but not all (POLLWRNORM and
- * POLLWRBAND differ on MIPS and SPARC, for one), so translate by name. */
-static const struct {
-	unsigned short p;
-	unsigned e;
-} poll_epoll_map[] = {
+ * POLLWRBAND differ on MIPS and SPARC, for one), so translate by name:
+ * each row is a POLL* bit and its EPOLL* bit. */
+static const unsigned poll_epoll_map[][2] = {
 	{ POLLIN, EPOLLIN },		{ POLLPRI, EPOLLPRI },
 	{ POLLOUT, EPOLLOUT },		{ POLLERR, EPOLLERR },
 	{ POLLHUP, EPOLLHUP },		{ POLLRDNORM, EPOLLRDNORM },
@@ -136,127 +139,15 @@ static const struct {
 	{ POLLRDHUP, EPOLLRDHUP },
 };
 
+/* POLL* bits to EPOLL* bits (to_epoll 1), or back (0). */
 static unsigned translate_bits(unsigned ev, int to_epoll)
 {
 	unsigned i, out = 0;
 
-	for (i = 0; i < sizeof(poll_epoll_map) / sizeof(poll_epoll_map[0]); i++) {
-		unsigned from = to_epoll ? poll_epoll_map[i].p : poll_epoll_map[i].e;
-		unsigned to = to_epoll ? poll_epoll_map[i].e : poll_epoll_map[i].p;
-
-		if (ev & from)
-			out |= to;
-	}
+	for (i = 0; i < sizeof(poll_epoll_map) / sizeof(*poll_epoll_map); i++)
+		if (ev & poll_epoll_map[i][!to_epoll])
+			out |= poll_epoll_map[i][to_epoll];
 	return out;
-}
-
-static unsigned epoll_bits(unsigned ev)
-{
-	return translate_bits(ev, 1);
-}
-
-static unsigned poll_bits(unsigned ev)
-{
-	return translate_bits(ev, 0);
-}
-
-/* --- whose descriptor is it? ------------------------------------------ */
-
-/* struct statx's first fields, as far as stx_ino (linux/stat.h). */
-struct statx_head {
-	uint32_t mask, blksize;
-	uint64_t attributes;
-	uint32_t nlink, uid, gid;
-	uint16_t mode, pad0;
-	uint64_t ino;
-};
-/* Where the device numbers sit in struct statx (bytes 0x88..0x8f are
- * stx_dev_major and stx_dev_minor); the whole struct is 256 bytes. */
-#define STX_SIZE	256
-#define STX_DEV_OFF	0x88
-#define STX_INO_BIT	0x100u
-#define STX_TYPE_BIT	0x1u
-
-/* An eventfd's id from /proc/self/fdinfo (0 when unknown). */
-static uint64_t eventfd_id(int fd)
-{
-	char path[40] = "/proc/self/fdinfo/", num[12], buf[256], *p;
-	int n = 0, i = 18;
-	long len, f;
-	uint64_t id = 0;
-
-	do
-		num[n++] = (char)('0' + fd % 10);
-	while ((fd /= 10) > 0);
-	while (n > 0)
-		path[i++] = num[--n];
-	path[i] = '\0';
-	f = sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
-	if (f < 0)
-		return 0;
-	len = sys_read((int)f, buf, sizeof(buf) - 1);
-	sys_close((int)f);
-	if (len <= 0)
-		return 0;
-	buf[len] = '\0';
-	p = strstr(buf, "eventfd-id:");
-	if (!p)
-		return 0;
-	for (p += 11; *p == ' ' || *p == '\t'; p++)
-		;
-	for (; *p >= '0' && *p <= '9'; p++)
-		id = id * 10 + (uint64_t)(*p - '0');
-	return id + 1;		/* 0 stays "unknown" */
-}
-
-void aioreap_fd_identify(int fd, struct fd_id *id)
-{
-	unsigned char stx[STX_SIZE] __attribute__((aligned(8)));
-	struct statx_head h;
-	uint32_t dev[2];
-
-	memset(id, 0, sizeof(*id));
-	if (sys_statx_fd(fd, STX_INO_BIT, stx) < 0)
-		return;
-	memcpy(&h, stx, sizeof(h));
-	memcpy(dev, stx + STX_DEV_OFF, sizeof(dev));
-	id->dev = (uint64_t)dev[0] << 32 | dev[1];
-	id->ino = h.ino;
-}
-
-unsigned aioreap_fd_type(int fd)
-{
-	unsigned char stx[STX_SIZE] __attribute__((aligned(8)));
-	struct statx_head h;
-
-	if (sys_statx_fd(fd, STX_TYPE_BIT, stx) < 0)
-		return 0;
-	memcpy(&h, stx, sizeof(h));
-	return (h.mask & STX_TYPE_BIT) ? h.mode & 0170000u : 0;
-}
-
-/* Every eventfd shares one anonymous inode: tell them apart by id. */
-void aioreap_fd_identify_eventfd(int fd, struct fd_id *id)
-{
-	aioreap_fd_identify(fd, id);
-	id->sub = eventfd_id(fd);
-}
-
-int aioreap_fd_is(int fd, const struct fd_id *id)
-{
-	struct fd_id now;
-	long fl;
-
-	if (fd < 0)
-		return 0;
-	/* Every descriptor the library makes is close-on-exec. */
-	fl = sys_fcntl(fd, F_GETFD, 0);
-	if (fl < 0 || !(fl & FD_CLOEXEC))
-		return 0;
-	aioreap_fd_identify(fd, &now);
-	if (id->sub)
-		now.sub = eventfd_id(fd);
-	return now.dev == id->dev && now.ino == id->ino && now.sub == id->sub;
 }
 
 /* Is epfd still our epoll set?  It is if it holds our wake-up pipe's read
@@ -265,25 +156,22 @@ int aioreap_fd_is(int fd, const struct fd_id *id)
  * descriptor.  The pipe itself is checked first (its inode is unique). */
 static int set_is_ours(void)
 {
-	struct kcmp_epoll_slot slot;
 	long r;
 
-	if (epfd < 0 || !aioreap_fd_is(wake_rd, &wake_id) || !aioreap_fd_is(wake_wr, &wake_id))
+	if (epfd < 0 || !aioreap_fd_is(wake_rd, &wake_id) ||
+	    !aioreap_fd_is(wake_wr, &wake_id))
 		return 0;
-	slot.efd = (uint32_t)epfd;
-	slot.tfd = (uint32_t)wake_rd;
-	slot.toff = 0;
-	r = sys_kcmp(sys_getpid(), KCMP_EPOLL_TFD, wake_rd, (long)&slot);
-	if (r == -ENOSYS || r == -EPERM || r == -EACCES) {
+	r = aioreap_fd_in_epoll(epfd, wake_rd);
+	if (r < 0) {
 		r = sys_fcntl(epfd, F_GETFD, 0);
 		return r >= 0 && (r & FD_CLOEXEC);
 	}
-	return r == 0;
+	return (int)r;
 }
 
 /* Forget the epoll set and the wake-up pipe: close those still ours
  * (epfd only if the check says so), make the helper of this generation
- * leave, and let aioreap_helper_ensure make new ones. */
+ * leave, and let the next ensure make new ones. */
 static void set_drop(void)
 {
 	int set_ok = set_is_ours();
@@ -308,31 +196,24 @@ static void kick(void)
 		sys_write(wake_wr, &one, 1);
 }
 
-static void list_append(struct poll_rec **head, struct poll_rec **tail,
-			struct poll_rec *r)
+static void list_append(struct rec_list *l, struct poll_rec *r)
 {
 	r->qnext = NULL;
-	if (*tail)
-		(*tail)->qnext = r;
+	if (l->tail)
+		l->tail->qnext = r;
 	else
-		*head = r;
-	*tail = r;
-}
-
-static void queue_push(struct poll_rec *r)
-{
-	list_append(&q_head, &q_tail, r);
+		l->head = r;
+	l->tail = r;
 }
 
 /* Move up to max of ctx's queued records, in order, from the queue to the
- * end of the list head/tail.  Returns how many moved. */
-static long take_ctx(io_context_t ctx, long max, struct poll_rec **head,
-		     struct poll_rec **tail)
+ * end of to.  Returns how many moved. */
+static long take_ctx(io_context_t ctx, long max, struct rec_list *to)
 {
 	struct poll_rec *r, *prev = NULL, *next;
 	long n = 0;
 
-	for (r = q_head; r && n < max; r = next) {
+	for (r = queue.head; r && n < max; r = next) {
 		next = r->qnext;
 		if (r->ctx != ctx) {
 			prev = r;
@@ -341,10 +222,10 @@ static long take_ctx(io_context_t ctx, long max, struct poll_rec **head,
 		if (prev)
 			prev->qnext = next;
 		else
-			q_head = next;
-		if (q_tail == r)
-			q_tail = prev;
-		list_append(head, tail, r);
+			queue.head = next;
+		if (queue.tail == r)
+			queue.tail = prev;
+		list_append(to, r);
 		n++;
 	}
 	return n;
@@ -370,13 +251,6 @@ static void prep_bell(struct iocb *b, struct poll_rec *r)
 	memcpy(b, &k, sizeof(k));
 }
 
-static void close_resfd(struct poll_rec *r)
-{
-	if (r->resfd >= 0 && aioreap_fd_is(r->resfd, &r->resfd_id))
-		sys_close(r->resfd);
-	r->resfd = -1;
-}
-
 /* The doorbell file: a memfd (its inode is unique), or /dev/zero. */
 static int bell_ensure(void)
 {
@@ -398,10 +272,11 @@ static int bell_ensure(void)
 /* Take ctx's records out of the queue; free them if asked. */
 static void unqueue_ctx(io_context_t ctx, int free_them)
 {
-	struct poll_rec *head = NULL, *tail = NULL, *r, *next;
+	struct rec_list l = { NULL, NULL };
+	struct poll_rec *r, *next;
 
-	take_ctx(ctx, LONG_MAX, &head, &tail);
-	for (r = head; r; r = next) {
+	take_ctx(ctx, LONG_MAX, &l);
+	for (r = l.head; r; r = next) {
 		next = r->qnext;
 		r->qnext = NULL;
 		if (free_them)
@@ -410,80 +285,103 @@ static void unqueue_ctx(io_context_t ctx, int free_them)
 }
 
 /*
+ * The kernel refused the doorbells of grp[0..n) (one context's) with an
+ * error that is not a full ring.  Our doorbell file gone (closed by a
+ * close-everything loop): make another, retry.  An eventfd the kernel
+ * will not take: ring without it.  A context that is gone behind our
+ * back (destroyed by a raw system call): nowhere to deliver, drop its
+ * records.  Anything else: drop the first record and go on.  Returns how
+ * many of grp, from the front, are gone.
+ */
+static long refused(io_context_t ctx, struct poll_rec **grp, long n)
+{
+	long i;
+
+	if (!aioreap_fd_is(bellfd, &bell_id)) {
+		bell_ensure();
+		return 0;
+	}
+	if (grp[0]->resfd >= 0) {
+		close_resfd(grp[0]);
+		return 0;
+	}
+	if (aio_sys_submit(ctx, 0, NULL) < 0) {
+		for (i = 0; i < n; i++)
+			aioreap_rec_free(grp[i]);
+		unqueue_ctx(ctx, 1);
+		return n;
+	}
+	aioreap_rec_free(grp[0]);
+	return 1;
+}
+
+/*
+ * Take up to BELL_BATCH of ctx's queued records into grp (*n of them) and
+ * ring their doorbells in one io_submit.  Returns how many, from the
+ * front, are settled (rung or dropped); *full when ctx's ring had no room
+ * for the rest.
+ */
+static long ring(io_context_t ctx, struct poll_rec **grp, long *n, int *full)
+{
+	struct rec_list l = { NULL, NULL };
+	struct iocb *list[BELL_BATCH];
+	struct poll_rec *r;
+	long i, ret;
+
+	take_ctx(ctx, BELL_BATCH, &l);
+	/* Each is DELIVERED before its doorbell can be in the ring: a
+	 * reaper may claim it as soon as the kernel posts it. */
+	for (i = 0, r = l.head; r; r = r->qnext, i++) {
+		prep_bell(&bells[i], r);
+		list[i] = &bells[i];
+		grp[i] = r;
+		rec_set(r, REC_DELIVERED);
+	}
+	*n = i;
+	ret = aio_sys_submit(ctx, i, list);
+	/* The ones rung are the reapers' now, but for the eventfd
+	 * duplicate, which no reaper reads. */
+	for (i = 0; i < ret; i++)
+		close_resfd(grp[i]);
+	/* No event for the others: nobody can claim them. */
+	for (i = ret > 0 ? ret : 0; i < *n; i++)
+		rec_set(grp[i], REC_FIRED);
+	*full = ret == -EAGAIN || ret == -ENOMEM || (ret >= 0 && ret < *n);
+	if (ret < 0 && !*full)
+		return refused(ctx, grp, *n);
+	return ret < 0 ? 0 : ret;
+}
+
+/*
  * Ring every queued doorbell the rings have room for, grouping those of
  * one context into one io_submit.  Whatever a full ring refuses stays
- * queued.  Returns 1 when some remain.
+ * queued, in order.  Returns 1 when some remain.
  */
 static int flush(void)
 {
-	struct poll_rec *keep_head = NULL, *keep_tail = NULL;
+	struct rec_list keep = { NULL, NULL };
 
-	if (q_head && bell_ensure() < 0)
+	if (queue.head && bell_ensure() < 0)
 		return 1;
-	while (q_head) {
-		struct iocb *list[BELL_BATCH];
-		struct poll_rec *grp[BELL_BATCH], *r, *bh = NULL, *bt = NULL;
-		io_context_t ctx = q_head->ctx;
-		long n = 0, i, ret;
+	while (queue.head) {
+		struct poll_rec *grp[BELL_BATCH];
+		io_context_t ctx = queue.head->ctx;
+		long i, n;
+		int full;
 
-		/* Take up to BELL_BATCH records of ctx out of the queue.
-		 * Each is DELIVERED before its doorbell can be in the ring:
-		 * a reaper may claim it as soon as the kernel posts it. */
-		take_ctx(ctx, BELL_BATCH, &bh, &bt);
-		for (r = bh; r; r = r->qnext) {
-			prep_bell(&bells[n], r);
-			list[n] = &bells[n];
-			grp[n++] = r;
-			rec_set(r, REC_DELIVERED);
-		}
-
-		ret = aio_sys_submit(ctx, n, list);
-		i = 0;
-		/* The ones rung are the reapers' now, but for the eventfd
-		 * duplicate, which no reaper reads. */
-		if (ret > 0)
-			for (; i < ret; i++)
-				close_resfd(grp[i]);
-		/* No event for the others: nobody can claim them. */
-		for (long j = i; j < n; j++)
-			rec_set(grp[j], REC_FIRED);
-		if (ret < 0 && ret != -EAGAIN && ret != -ENOMEM) {
-			/* Not a full ring.  Our doorbell file gone (closed
-			 * by a close-everything loop): make another, retry.
-			 * An eventfd the kernel will not take: ring without
-			 * it.  A context that is gone behind our back
-			 * (destroyed by a raw system call): nowhere to
-			 * deliver, drop its records.  Anything else: drop
-			 * the first record and go on. */
-			r = grp[0];
-			if (!aioreap_fd_is(bellfd, &bell_id)) {
-				bell_ensure();
-			} else if (r->resfd >= 0) {
-				close_resfd(r);
-			} else if (aio_sys_submit(ctx, 0, NULL) < 0) {
-				for (; i < n; i++)
-					aioreap_rec_free(grp[i]);
-				unqueue_ctx(ctx, 1);
-			} else {
-				aioreap_rec_free(r);
-				i = 1;
-			}
-		}
-		/* The rest wait for the next round, in order. */
-		for (; i < n; i++)
-			list_append(&keep_head, &keep_tail, grp[i]);
+		for (i = ring(ctx, grp, &n, &full); i < n; i++)
+			list_append(&keep, grp[i]);
 		/* ctx is full: set all its other records aside too. */
-		if (ret == -EAGAIN || ret == -ENOMEM || (ret >= 0 && ret < n))
-			take_ctx(ctx, LONG_MAX, &keep_head, &keep_tail);
+		if (full)
+			take_ctx(ctx, LONG_MAX, &keep);
 	}
-	q_head = keep_head;
-	q_tail = keep_tail;
-	return q_head != NULL;
+	queue = keep;
+	return queue.head != NULL;
 }
 
 void aioreap_helper_complete(struct poll_rec *r)
 {
-	queue_push(r);
+	list_append(&queue, r);
 	if (flush()) {
 		/* A full ring: the helper retries until there is room. */
 		if (aioreap_helper_ensure() == 0)
@@ -502,7 +400,7 @@ int aioreap_helper_arm(struct poll_rec *r)
 	long ret;
 
 	memset(&ev, 0, sizeof(ev));
-	ev.events = epoll_bits(r->events) | EPOLLONESHOT;
+	ev.events = translate_bits(r->events, 1) | EPOLLONESHOT;
 	ev.data.u64 = aioreap_rec_token(r);
 	ret = sys_epoll_ctl(epfd, EPOLL_CTL_ADD, r->fd, &ev);
 	/* A registration left behind for this very file and number (our
@@ -518,17 +416,8 @@ int aioreap_helper_arm(struct poll_rec *r)
  * registered file; the inode check (and close-on-exec) covers the rest. */
 static int dup_is_ours(struct poll_rec *r)
 {
-	if (epfd >= 0) {
-		struct kcmp_epoll_slot slot;
-		long k;
-
-		slot.efd = (uint32_t)epfd;
-		slot.tfd = (uint32_t)r->fd;
-		slot.toff = 0;
-		k = sys_kcmp(sys_getpid(), KCMP_EPOLL_TFD, r->fd, (long)&slot);
-		if (k != 0 && k != -ENOSYS && k != -EPERM && k != -EACCES)
-			return 0;
-	}
+	if (epfd >= 0 && aioreap_fd_in_epoll(epfd, r->fd) == 0)
+		return 0;
 	return aioreap_fd_is(r->fd, &r->fd_id);
 }
 
@@ -555,7 +444,7 @@ void aioreap_helper_rearm(struct poll_rec *r)
 	r->fd = -1;
 	r->res = POLLNVAL;
 	rec_set(r, REC_FIRED);
-	queue_push(r);
+	list_append(&queue, r);
 }
 
 /* The helper saw r ready: whoever moves it out of ARMED completes it. */
@@ -565,59 +454,40 @@ static void fire(uint64_t token, unsigned revents)
 
 	if (!r || !rec_move(r, REC_ARMED, REC_FIRED))
 		return;		/* cancelled or forgotten meanwhile */
-	r->res = poll_bits(revents) & (r->events | POLLERR | POLLHUP | POLLNVAL);
+	r->res = translate_bits(revents, 0) &
+		(r->events | POLLERR | POLLHUP | POLLNVAL);
 	aioreap_helper_disarm(r);
-	queue_push(r);
+	list_append(&queue, r);
 }
 
-/* Under aioreap_pe_lock, in the helper: is this helper still the one, with a set
- * that is still ours?  If the set was lost, start over (a new set, a new
- * helper, every poll re-armed) and let this one leave. */
+/* Under the lock, in the helper: is this helper still the one, with a
+ * set that is still ours?  If the set was lost, the check starts over (a
+ * new set, a new helper, every poll re-armed) and this one leaves. */
 static int helper_still_valid(unsigned my_gen)
 {
-	if (helper_gen != my_gen)
-		return 0;
-	if (set_is_ours())
-		return 1;
-	set_drop();
-	aioreap_helper_ensure();
-	return 0;
+	if (helper_gen == my_gen)
+		aioreap_helper_check();
+	return helper_gen == my_gen;
 }
 
 static void *helper_main(void *arg)
 {
 	struct epoll_event ev[64];
 	unsigned my_gen = (unsigned)(uintptr_t)arg;
+	long i, n = 0;
 
-	/* Release: fork_prepare may now go on (see aioreap_helper_fork_prepare). */
+	/* Release: a fork may now go on (see the fork's preparation). */
 	atomic_store_explicit(&helper_started, 1, memory_order_release);
 	sys_futex_wake((int *)&helper_started, INT_MAX);
 	for (;;) {
-		int ms, i, my_epfd;
-		long n;
-
-		pthread_mutex_lock(&aioreap_pe_lock);
-		aioreap_rec_recycle();
-		if (!helper_still_valid(my_gen)) {
-			pthread_mutex_unlock(&aioreap_pe_lock);
-			return NULL;
-		}
-		ms = q_head ? RETRY_MS : -1;
-		my_epfd = epfd;
-		pthread_mutex_unlock(&aioreap_pe_lock);
-
-		n = sys_epoll_wait(my_epfd, ev, 64, ms);
-		if (n < 0)
-			n = 0;
+		int ms, my_epfd;
 
 		pthread_mutex_lock(&aioreap_pe_lock);
 		aioreap_rec_recycle();
 		/* Events from a set that is no longer ours are dropped: the
 		 * new helper re-arms every poll in its own set. */
-		if (!helper_still_valid(my_gen)) {
-			pthread_mutex_unlock(&aioreap_pe_lock);
-			return NULL;
-		}
+		if (!helper_still_valid(my_gen))
+			break;
 		for (i = 0; i < n; i++) {
 			if (ev[i].data.u64 == WAKE_TOKEN) {
 				char buf[64];
@@ -628,8 +498,15 @@ static void *helper_main(void *arg)
 			fire(ev[i].data.u64, ev[i].events);
 		}
 		flush();
+		ms = queue.head ? RETRY_MS : -1;
+		my_epfd = epfd;
 		pthread_mutex_unlock(&aioreap_pe_lock);
+
+		n = sys_epoll_wait(my_epfd, ev, 64, ms);
+		if (n < 0)
+			n = 0;
 	}
+	pthread_mutex_unlock(&aioreap_pe_lock);
 	return NULL;
 }
 
@@ -663,6 +540,33 @@ static int set_create(void)
 	return 0;
 }
 
+/* Start the helper thread of this generation: 0 or -errno, errno kept.
+ * The helper must never take the application's signals: it inherits this
+ * thread's mask, so everything is blocked while it is created
+ * (pthread_sigmask keeps the C library's internal signals usable). */
+static int helper_start(void)
+{
+	pthread_attr_t attr;
+	pthread_t tid;
+	sigset_t all, old;
+	int saved = errno, err;
+
+	atomic_store_explicit(&helper_started, 0, memory_order_relaxed);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	err = pthread_create(&tid, &attr, helper_main,
+			     (void *)(uintptr_t)helper_gen);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
+	if (err)
+		return -err;
+	helper_running = 1;
+	return 0;
+}
+
 /*
  * Make sure the doorbell file, the epoll set, its wake-up pipe and the
  * helper thread exist and are ours; after a lost set, re-arm every poll.
@@ -679,30 +583,8 @@ int aioreap_helper_ensure(void)
 		return ret;
 	if (epfd < 0 && (ret = set_create()) < 0)
 		return ret;
-	if (!helper_running) {
-		pthread_attr_t attr;
-		pthread_t tid;
-		sigset_t all, old;
-		int saved = errno, err;
-
-		/* The helper must never take the application's signals:
-		 * it inherits this thread's mask, so block everything
-		 * while creating it (pthread_sigmask keeps the C library's
-		 * internal signals usable). */
-		atomic_store_explicit(&helper_started, 0, memory_order_relaxed);
-		sigfillset(&all);
-		pthread_sigmask(SIG_SETMASK, &all, &old);
-		pthread_attr_init(&attr);
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		err = pthread_create(&tid, &attr, helper_main,
-				     (void *)(uintptr_t)helper_gen);
-		pthread_attr_destroy(&attr);
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		errno = saved;
-		if (err)
-			return -err;
-		helper_running = 1;
-	}
+	if (!helper_running && (ret = helper_start()) < 0)
+		return ret;
 	if (need_rearm) {
 		need_rearm = 0;
 		aioreap_rec_rearm_all();
@@ -725,7 +607,7 @@ void aioreap_helper_check(void)
  * inside the C library or a sanitizer runtime, holding their internal
  * locks (an allocator's, for one); the child would inherit those held
  * and its own helper would block on them for good.  So fork waits (with
- * aioreap_pe_lock held, so no new helper can start) until the helper runs our
+ * the lock held, so no new helper can start) until the helper runs our
  * code, where it allocates nothing.  A futex wait, never a spin.
  */
 void aioreap_helper_fork_prepare(void)
@@ -744,5 +626,5 @@ void aioreap_helper_reset_in_child(void)
 	 * parent's polls are not the child's). */
 	set_drop();
 	need_rearm = 0;
-	q_head = q_tail = NULL;
+	queue.head = queue.tail = NULL;
 }

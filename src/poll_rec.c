@@ -23,14 +23,15 @@
 #define HASH_SIZE	256u
 
 static struct poll_rec *chunks[MAX_CHUNKS];
-/* Written under aioreap_pe_lock; read without it by reapers (release/acquire:
- * the chunk pointer and its records' idx are set before the count). */
+/* Written under the emulation's lock; read without it by reapers
+ * (release/acquire: the chunk pointer and its records' idx are set before
+ * the count). */
 static _Atomic unsigned nchunks;
 static struct poll_rec *free_list;
 static struct poll_rec *hash[HASH_SIZE];
 static unsigned long live;		/* records not free */
-/* Records reapers have claimed, waiting for aioreap_pe_lock to free them.  Push
- * only (any thread) and take-all (under aioreap_pe_lock): no ABA is possible. */
+/* Records reapers have claimed, waiting for the lock to free them.  Push
+ * only (any thread) and take-all (under the lock): no ABA is possible. */
 static struct poll_rec *_Atomic recycle_head;
 
 static unsigned hash_of(const struct iocb *cb)
@@ -48,9 +49,9 @@ uint64_t aioreap_rec_token(const struct poll_rec *r)
 struct poll_rec *aioreap_rec_at(uint64_t token)
 {
 	uint32_t idx = (uint32_t)token;
+	unsigned n = atomic_load_explicit(&nchunks, memory_order_acquire);
 
-	if (idx >= atomic_load_explicit(&nchunks, memory_order_acquire) *
-			   CHUNK_RECS)
+	if (idx >= n * CHUNK_RECS)
 		return NULL;
 	return &chunks[idx >> CHUNK_SHIFT][idx & (CHUNK_RECS - 1)];
 }
@@ -140,7 +141,8 @@ struct poll_rec *aioreap_rec_each(unsigned *pos)
 
 	while (live && *pos < n * CHUNK_RECS) {
 		unsigned i = (*pos)++;
-		struct poll_rec *r = &chunks[i >> CHUNK_SHIFT][i & (CHUNK_RECS - 1)];
+		struct poll_rec *r =
+			&chunks[i >> CHUNK_SHIFT][i & (CHUNK_RECS - 1)];
 
 		if (rec_state(r) != REC_FREE)
 			return r;

@@ -1,27 +1,26 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * Private to the poll emulation (poll_emul.c, poll_helper.c, poll_rec.c):
- * one record per emulated poll iocb, the process-wide lock, and the
- * helper's calls.
+ * one record per emulated poll iocb, and the store that holds them.
  * The design is explained at the top of poll_emul.c.
  */
 #ifndef LIBAIO_POLL_REC_H
 #define LIBAIO_POLL_REC_H
 
-#include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "compiler.h"
+#include "fd_id.h"
 #include "kernel_abi.h"
 #include "libaio.h"
 
-
 /*
  * A record's life: FREE -> ARMED -> FIRED -> DELIVERED -> CLAIMED -> FREE.
- * Every change is made under aioreap_pe_lock but one: a reaper, holding no lock,
- * moves DELIVERED to CLAIMED with a compare-and-swap that includes the
- * generation, and hands the record back through the recycle list.
+ * Every change is made under the emulation's lock (poll_helper.h) but
+ * one: a reaper, holding no lock, moves DELIVERED to CLAIMED with a
+ * compare-and-swap that includes the generation, and hands the record
+ * back through the recycle list.
  */
 enum {
 	REC_FREE = 0,
@@ -29,12 +28,6 @@ enum {
 	REC_FIRED,	/* completed (ready or cancelled); doorbell not rung */
 	REC_DELIVERED,	/* doorbell event in the ring, awaiting the reaper */
 	REC_CLAIMED,	/* translated by a reaper; on its way to recycling */
-};
-
-/* What a descriptor referred to when the library made it: device and
- * inode (0/0 when statx is missing), and for an eventfd its id. */
-struct fd_id {
-	uint64_t dev, ino, sub;
 };
 
 struct poll_rec {
@@ -58,23 +51,26 @@ struct poll_rec {
 
 static inline unsigned rec_state(struct poll_rec *r)
 {
-	/* Relaxed: callers hold aioreap_pe_lock, which orders every locked writer;
-	 * the one lock-free writer only moves DELIVERED to CLAIMED, which
-	 * locked code treats as "not mine" whichever value it reads. */
+	/* Relaxed: callers hold the lock, which orders every locked
+	 * writer; the one lock-free writer only moves DELIVERED to
+	 * CLAIMED, which locked code treats as "not mine" whichever value
+	 * it reads. */
 	return (uint32_t)atomic_load_explicit(&r->tag, memory_order_relaxed);
 }
 
-/* Under aioreap_pe_lock.  Release: a DELIVERED record's fields must be visible to
- * the reaper whose claim (acquire) reads this value; for the other states
- * nobody reads without the lock, and release costs nothing on stores. */
+/* Under the lock.  Release: a DELIVERED record's fields must be visible
+ * to the reaper whose claim (acquire) reads this value; for the other
+ * states nobody reads without the lock, and release costs nothing on
+ * stores. */
 static inline void rec_set(struct poll_rec *r, unsigned state)
 {
 	atomic_store_explicit(&r->tag, (uint64_t)r->gen << 32 | state,
 			      memory_order_release);
 }
 
-/* Under aioreap_pe_lock: move r from one state to another unless a reaper claimed
- * it first.  Relaxed: only decides the winner; aioreap_pe_lock orders the rest. */
+/* Under the lock: move r from one state to another unless a reaper
+ * claimed it first.  Relaxed: only decides the winner; the lock orders
+ * the rest. */
 static inline int rec_move(struct poll_rec *r, unsigned from, unsigned to)
 {
 	uint64_t want = (uint64_t)r->gen << 32 | from;
@@ -84,28 +80,14 @@ static inline int rec_move(struct poll_rec *r, unsigned from, unsigned to)
 		memory_order_relaxed, memory_order_relaxed);
 }
 
-/*
- * Protects every record (but a CLAIMED one), the hash, the backlog and
- * the helper state.  Every thread but the helper takes it with all
- * signals blocked (aioreap_pe_enter/aioreap_pe_leave), so a signal handler never finds it
- * held by the thread it interrupted.  It is held across each doorbell
- * io_submit, so no doorbell is ever rung for a context being destroyed.
- */
-extern pthread_mutex_t aioreap_pe_lock;
-
-/* Take aioreap_pe_lock with every signal blocked (the old mask saved in *old),
- * then recycle what reapers handed back; aioreap_pe_leave undoes both. */
-void aioreap_pe_enter(sigset_t *old);	/* poll_helper.c */
-void aioreap_pe_leave(const sigset_t *old);
-
-/* The record store (poll_rec.c): under aioreap_pe_lock unless said. */
+/* The record store (poll_rec.c): under the lock unless said. */
 uint64_t aioreap_rec_token(const struct poll_rec *r);	/* no lock */
 /* The record a token names, whatever its state, or NULL (no lock). */
 struct poll_rec *aioreap_rec_at(uint64_t token);
 /* The record a token names if it is still that poll, else NULL. */
 struct poll_rec *aioreap_rec_by_token(uint64_t token);
 /* A record of a new generation, still FREE, or NULL when out of memory;
- * aioreap_rec_hash_insert it once its iocb is set. */
+ * insert it in the hash once its iocb is set. */
 struct poll_rec *aioreap_rec_alloc(void);
 void aioreap_rec_hash_insert(struct poll_rec *r);
 /* The first record in iocb's hash chain (follow hnext). */
@@ -121,42 +103,5 @@ struct poll_rec *aioreap_rec_each(unsigned *pos);
 void aioreap_rec_recycle_push(struct poll_rec *r);
 struct poll_rec *aioreap_rec_recycle_take(void);
 void aioreap_rec_recycle_forget(void);
-
-/* Records with their descriptors (poll_helper.c), under aioreap_pe_lock:
- * free one (out of the epoll set, our duplicates closed), free what
- * reapers claimed, re-arm every ARMED one in a new epoll set. */
-void aioreap_rec_free(struct poll_rec *r);
-void aioreap_rec_recycle(void);
-void aioreap_rec_rearm_all(void);
-
-/* Descriptor identity (poll_helper.c, no lock needed). */
-void aioreap_fd_identify(int fd, struct fd_id *id);
-void aioreap_fd_identify_eventfd(int fd, struct fd_id *id);
-/* Does fd still name what id recorded, close-on-exec as we made it? */
-int aioreap_fd_is(int fd, const struct fd_id *id);
-/* fd's file type (the S_IFMT bits of its mode), 0 if it cannot be had. */
-unsigned aioreap_fd_type(int fd);
-
-/* poll_helper.c; all under aioreap_pe_lock unless said otherwise. */
-int aioreap_helper_ensure(void);
-/* If the epoll set is no longer ours, replace it and re-arm. */
-void aioreap_helper_check(void);
-/* Add r's fd to the epoll set (one-shot): 0, or -errno from epoll_ctl. */
-int aioreap_helper_arm(struct poll_rec *r);
-/* After the epoll set was lost: arm r in the new one, or complete it with
- * POLLNVAL when its descriptor is no longer ours. */
-void aioreap_helper_rearm(struct poll_rec *r);
-/* Take r out of the epoll set and close our duplicate of its fd. */
-void aioreap_helper_disarm(struct poll_rec *r);
-/* r is complete with r->res: ring its doorbell now or queue it. */
-void aioreap_helper_complete(struct poll_rec *r);
-/* Drop ctx's queued doorbells (records are freed by the caller). */
-void aioreap_helper_forget_ctx(io_context_t ctx);
-/* Is obj one of the library's doorbell iocbs?  (No lock needed.) */
-int aioreap_helper_is_doorbell(const struct iocb *obj);
-/* fork: wait until a just-created helper thread runs our code. */
-void aioreap_helper_fork_prepare(void);
-/* fork child: the helper thread and epoll set are the parent's. */
-void aioreap_helper_reset_in_child(void);
 
 #endif /* LIBAIO_POLL_REC_H */

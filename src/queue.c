@@ -53,8 +53,9 @@ AIO_PUBLIC int io_queue_run(io_context_t ctx)
  * returns at once whatever the timeout; it only reports a bad context.
  */
 AIO_PUBLIC int aioreap_io_queue_wait_0_4(io_context_t ctx,
-				 const struct timespec *timeout)
+					 const struct timespec *timeout)
 {
-	return aioreap_io_getevents_0_4(ctx, 0, 0, NULL, (struct timespec *)timeout);
+	return aioreap_io_getevents_0_4(ctx, 0, 0, NULL,
+					(struct timespec *)timeout);
 }
 AIO_SYMVER(aioreap_io_queue_wait_0_4, "io_queue_wait@@LIBAIO_0.4");

@@ -19,7 +19,9 @@
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/posix_types.h>
 
+#include "compiler.h"
 #include "kernel_abi.h"
 #include "libaio.h"
 #include "syscall_nr.h"
@@ -107,14 +109,15 @@ static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
 #define SC_ARG(x) ((long)(x))
 #define raw_syscall0(n) raw_syscall6((n), 0, 0, 0, 0, 0, 0)
 #define raw_syscall1(n, a) raw_syscall6((n), SC_ARG(a), 0, 0, 0, 0, 0)
-#define raw_syscall2(n, a, b) raw_syscall6((n), SC_ARG(a), SC_ARG(b), 0, 0, 0, 0)
+#define raw_syscall2(n, a, b) \
+	raw_syscall6((n), SC_ARG(a), SC_ARG(b), 0, 0, 0, 0)
 #define raw_syscall3(n, a, b, c) \
 	raw_syscall6((n), SC_ARG(a), SC_ARG(b), SC_ARG(c), 0, 0, 0)
 #define raw_syscall4(n, a, b, c, d) \
 	raw_syscall6((n), SC_ARG(a), SC_ARG(b), SC_ARG(c), SC_ARG(d), 0, 0)
 #define raw_syscall5(n, a, b, c, d, e) \
-	raw_syscall6((n), SC_ARG(a), SC_ARG(b), SC_ARG(c), SC_ARG(d), SC_ARG(e), 0)
-
+	raw_syscall6((n), SC_ARG(a), SC_ARG(b), SC_ARG(c), SC_ARG(d), \
+		     SC_ARG(e), 0)
 
 /*
  * Every AIO system call the library makes, from any thread, for
@@ -128,11 +131,12 @@ static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
  * beside a system call's microsecond; the ring fast path, which makes no
  * system call, pays nothing.
  */
-extern _Atomic unsigned long long aioreap_aio_syscalls;
+extern hidden _Atomic unsigned long long aioreap_aio_syscalls;
 
 static inline void aio_sys_count(void)
 {
-	atomic_fetch_add_explicit(&aioreap_aio_syscalls, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&aioreap_aio_syscalls, 1,
+				  memory_order_relaxed);
 }
 
 static inline long aio_sys_setup(unsigned nr, io_context_t *ctxp)
@@ -191,7 +195,6 @@ static inline long aio_sys_pgetevents(io_context_t ctx, long min_nr, long nr,
 #endif
 }
 
-
 static inline long aio_sys_pgetevents_time64(io_context_t ctx, long min_nr,
 					     long nr, struct io_event *ev,
 					     const struct kernel_timespec64 *ts,
@@ -230,9 +233,10 @@ static inline long sys_futex_wait(int *addr, int val)
 			    NULL);
 }
 
-/* FUTEX_WAIT_PRIVATE with a relative timeout: two longs are the native
- * futex call's timespec on every ABI this library is built for. */
-static inline long sys_futex_wait_for(int *addr, int val, const long ts[2])
+/* FUTEX_WAIT_PRIVATE with a relative timeout.  The native futex call's
+ * timespec is two __kernel_long_t: long, but 64 bits on x32. */
+static inline long sys_futex_wait_for(int *addr, int val,
+				      const __kernel_long_t ts[2])
 {
 #ifdef SYS_futex
 	return raw_syscall4(SYS_futex, addr, 128 /* FUTEX_WAIT_PRIVATE */, val,
@@ -383,11 +387,11 @@ static inline long sys_vm_write(const struct iovec *local,
 			    SC_ARG(local), 1, SC_ARG(remote), 1, 0);
 }
 
-/* ppoll with a zero timeout (a check, never a wait).  Two longs are the
- * native ppoll's timespec on every ABI this library is built for. */
+/* ppoll with a zero timeout (a check, never a wait); its timespec is two
+ * __kernel_long_t, as for the futex call above. */
 static inline long sys_ppoll_now(void *fds, unsigned n)
 {
-	static const long zero[2] = { 0, 0 };
+	static const __kernel_long_t zero[2] = { 0, 0 };
 
 	return raw_syscall5(SYS_ppoll, fds, n, zero, NULL, KERNEL_SIGSET_SIZE);
 }

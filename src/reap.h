@@ -106,7 +106,7 @@ static inline bool ring_publish(struct ctx_entry *e, const struct ring_pos *p)
 	if (head >= p->nr)
 		head -= p->nr;
 	if (unlikely(!ring_publish_head(p->r, (unsigned)p->head,
-				       (unsigned)head)))
+					(unsigned)head)))
 		return false;
 	/* Relaxed: the lock's release publishes it to the next holder. */
 	atomic_store_explicit(&e->head_seen, (unsigned)head,

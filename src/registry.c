@@ -5,8 +5,9 @@
  * Nothing here takes a lock: lookups run on every io_getevents, and an
  * addition claims a slot with a compare-and-swap on its state.  Slots are
  * never freed, only marked as tombstones, so a reader holding a slot
- * pointer never touches freed memory.  A context that does not fit, or whose ring the library does not
- * recognise, is simply not registered: it works through the kernel.
+ * pointer never touches freed memory.  A context that does not fit, or
+ * whose ring the library does not recognise, is simply not registered:
+ * it works through the kernel.
  */
 #include "config.h"
 
@@ -41,7 +42,9 @@ static _Atomic unsigned ghosts[GHOST_GROUPS * GHOST_STRIDE]
 
 static _Atomic unsigned *ghosts_of(uintptr_t key)
 {
-	return &ghosts[(registry_slot(key) & (GHOST_GROUPS - 1)) * GHOST_STRIDE];
+	unsigned group = registry_slot(key) & (GHOST_GROUPS - 1);
+
+	return &ghosts[group * GHOST_STRIDE];
 }
 
 /* Set before the first entry is written; read only in a fork child,
@@ -62,7 +65,8 @@ struct ctx_entry *aioreap_registry_lookup(io_context_t ctx)
 	for (i = 0; i < REGISTRY_MAX_PROBE; i++) {
 		struct ctx_entry *e =
 			&aioreap_registry_table[(s + i) & (REGISTRY_SIZE - 1)];
-		uintptr_t k = atomic_load_explicit(&e->key, memory_order_relaxed);
+		uintptr_t k =
+			atomic_load_explicit(&e->key, memory_order_relaxed);
 
 		if (k == key)
 			return e;
@@ -83,14 +87,15 @@ struct ctx_entry *aioreap_registry_lookup(io_context_t ctx)
  */
 static void wait_for_copy(struct ctx_entry *e, unsigned seen)
 {
-	static const long step[2] = { 0, 50000 };	/* 50 us */
+	static const __kernel_long_t step[2] = { 0, 50000 };	/* 50 us */
 	int i;
 
 	for (i = 0; i < 100; i++) {
 #if defined(__x86_64__) || defined(__i386__)
 		__builtin_ia32_pause();
 #endif
-		if (atomic_load_explicit(&e->state, memory_order_relaxed) != seen)
+		if (atomic_load_explicit(&e->state,
+					 memory_order_relaxed) != seen)
 			return;
 	}
 	sys_futex_wait_for((int *)&e->state, (int)seen, step);
@@ -116,7 +121,8 @@ static void publish_filled(struct ctx_entry *e, uintptr_t key)
 	 * Only our own bit changes: a thread holding an old pointer to this
 	 * slot may have joined the kernel-reap count meanwhile. */
 	if (konly)
-		atomic_fetch_or_explicit(&e->state, konly, memory_order_relaxed);
+		atomic_fetch_or_explicit(&e->state, konly,
+					 memory_order_relaxed);
 	atomic_fetch_and_explicit(&e->state, ~ST_FILLING, memory_order_release);
 }
 
@@ -124,10 +130,10 @@ static void publish_filled(struct ctx_entry *e, uintptr_t key)
  * the library has not moved yet. */
 static void fill(struct ctx_entry *e, const struct aio_ring *r, unsigned nr)
 {
+	unsigned head = atomic_load_explicit(&r->head, memory_order_relaxed);
+
 	e->nr = nr;
-	atomic_store_explicit(&e->head_seen,
-			      atomic_load_explicit(&r->head, memory_order_relaxed),
-			      memory_order_relaxed);
+	atomic_store_explicit(&e->head_seen, head, memory_order_relaxed);
 }
 
 /*
@@ -187,7 +193,8 @@ void aioreap_registry_add(io_context_t ctx)
 	 * mapped all of them, and writes every slot before tail passes it.
 	 */
 	if (RUNNING_ON_VALGRIND)
-		VALGRIND_MAKE_MEM_DEFINED(r, AIO_RING_HEADER_LEN + (size_t)nr * 32);
+		VALGRIND_MAKE_MEM_DEFINED(r, AIO_RING_HEADER_LEN +
+					  (size_t)nr * 32);
 #endif
 
 	/*
@@ -208,7 +215,8 @@ void aioreap_registry_add(io_context_t ctx)
 	for (i = 0; i < REGISTRY_MAX_PROBE; i++) {
 		struct ctx_entry *e =
 			&aioreap_registry_table[(s + i) & (REGISTRY_SIZE - 1)];
-		uintptr_t k = atomic_load_explicit(&e->key, memory_order_relaxed);
+		uintptr_t k =
+			atomic_load_explicit(&e->key, memory_order_relaxed);
 		unsigned expected = 0;
 
 		if (k != KEY_EMPTY && k != KEY_TOMBSTONE)
@@ -233,7 +241,8 @@ void aioreap_registry_add(io_context_t ctx)
 bool aioreap_reap_excl_contended(struct ctx_entry *e, uintptr_t key)
 {
 	for (;;) {
-		unsigned s = atomic_load_explicit(&e->state, memory_order_relaxed);
+		unsigned s =
+			atomic_load_explicit(&e->state, memory_order_relaxed);
 
 		if (s & (ST_DEAD | ST_FILLING | ST_COUNT | ST_FOREIGN))
 			return false;
@@ -252,7 +261,8 @@ bool aioreap_reap_excl_contended(struct ctx_entry *e, uintptr_t key)
 		if (atomic_compare_exchange_weak_explicit(
 			    &e->state, &s, ST_EXCL, memory_order_acquire,
 			    memory_order_relaxed)) {
-			if (atomic_load_explicit(&e->key, memory_order_relaxed) != key) {
+			if (atomic_load_explicit(&e->key,
+						 memory_order_relaxed) != key) {
 				reap_excl_release(e);
 				return false;
 			}
@@ -305,7 +315,7 @@ static void retire(struct ctx_entry *e)
  * keeps user-space reapers away until they are gone.
  */
 struct ctx_entry *aioreap_reap_shared_enter(struct ctx_entry *e, uintptr_t key,
-				    int *ghost)
+					    int *ghost)
 {
 	*ghost = 0;
 	for (;;) {
@@ -321,22 +331,24 @@ struct ctx_entry *aioreap_reap_shared_enter(struct ctx_entry *e, uintptr_t key,
 				    &e->state, &s, s + 1, memory_order_acquire,
 				    memory_order_relaxed))
 				continue;
-			if (atomic_load_explicit(&e->key, memory_order_relaxed) ==
-			    key)
+			if (atomic_load_explicit(&e->key,
+						 memory_order_relaxed) == key)
 				return e;
 			aioreap_reap_shared_exit(e);
 			e = aioreap_registry_lookup((io_context_t)key);
 		}
 		/* Announce, then look once more (the other half of the
 		 * fence pairing in publish_filled). */
-		atomic_fetch_add_explicit(ghosts_of(key), 1, memory_order_relaxed);
+		atomic_fetch_add_explicit(ghosts_of(key), 1,
+					  memory_order_relaxed);
 		atomic_thread_fence(memory_order_seq_cst);
 		e = aioreap_registry_lookup((io_context_t)key);
 		if (!e) {
 			*ghost = 1;
 			return NULL;
 		}
-		atomic_fetch_sub_explicit(ghosts_of(key), 1, memory_order_relaxed);
+		atomic_fetch_sub_explicit(ghosts_of(key), 1,
+					  memory_order_relaxed);
 	}
 }
 
@@ -387,17 +399,18 @@ struct ctx_entry *aioreap_registry_begin_destroy(io_context_t ctx)
 	if (!e)
 		return NULL;
 	for (;;) {
-		unsigned s = atomic_load_explicit(&e->state, memory_order_relaxed);
+		unsigned s =
+			atomic_load_explicit(&e->state, memory_order_relaxed);
 
+		/* Freed meanwhile, or another destroyer. */
 		if (atomic_load_explicit(&e->key, memory_order_relaxed) !=
-			    (uintptr_t)ctx ||
-		    (s & (ST_DEAD | ST_FILLING)))
-			return NULL;	/* freed meanwhile, or another destroyer */
+		    (uintptr_t)ctx || (s & (ST_DEAD | ST_FILLING)))
+			return NULL;
 		if (s & ST_EXCL) {
 			wait_for_copy(e, s);
 			continue;
 		}
-		/* Acquire: the last reaper's ring accesses happen before ours. */
+		/* Acquire: the last reaper's ring accesses come before ours. */
 		if (atomic_compare_exchange_weak_explicit(
 			    &e->state, &s, s | ST_DEAD, memory_order_acquire,
 			    memory_order_relaxed))
@@ -438,8 +451,8 @@ int aioreap_registry_live(io_context_t ctx)
  * kernel answers -EINVAL for them, and a child that moved head would steal
  * the parent's completions.  Forget every context, so the child's calls go
  * to the kernel and never touch the ring.  Only the forking thread exists
- * in the child, so no lock is needed (and the mutex may be held by a
- * thread that did not survive the fork).
+ * in the child, so nothing races the wipe, and an entry whose reap lock
+ * a thread that did not survive the fork held is wiped with the rest.
  */
 static void registry_forget_all(void)
 {
@@ -449,7 +462,8 @@ static void registry_forget_all(void)
 	if (table_wipes_on_fork ||
 	    !atomic_load_explicit(&table_used, memory_order_relaxed))
 		return;
-	memset((void *)aioreap_registry_table, 0, sizeof(aioreap_registry_table));
+	memset((void *)aioreap_registry_table, 0,
+	       sizeof(aioreap_registry_table));
 	memset((void *)ghosts, 0, sizeof(ghosts));
 }
 
@@ -459,7 +473,8 @@ __attribute__((constructor)) static void registry_init(void)
 	 * without it (kernels before 4.14) the atfork handler clears the
 	 * table in children made by fork, but not by _Fork. */
 	table_wipes_on_fork =
-		sys_madvise(aioreap_registry_table, sizeof(aioreap_registry_table),
+		sys_madvise(aioreap_registry_table,
+			    sizeof(aioreap_registry_table),
 			    18 /* MADV_WIPEONFORK */) == 0 &&
 		sys_madvise(ghosts, sizeof(ghosts), 18) == 0;
 	pthread_atfork(NULL, NULL, registry_forget_all);

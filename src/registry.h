@@ -102,12 +102,12 @@
 
 #define ST_EXCL		0x80000000u	/* a user-space reaper owns the ring */
 #define ST_DEAD		0x40000000u	/* io_destroy began: ring off limits */
-#define ST_DESTROYED	0x20000000u	/* io_destroy returned: retire at count 0 */
+#define ST_DESTROYED	0x20000000u	/* io_destroy returned: retire at 0 */
 #define ST_FILLING	0x10000000u	/* key and nr being (re)written */
 #define ST_KONLY	0x08000000u	/* kernel only: ghosts may be inside */
 #define ST_FOREIGN	0x04000000u	/* kernel only for good: head moved by
 					   a reap the library did not make */
-#define ST_COUNT	0x03ffffffu	/* library threads inside a kernel reap */
+#define ST_COUNT	0x03ffffffu	/* library threads in a kernel reap */
 
 #define KEY_EMPTY	((uintptr_t)0)	/* never used: ends a probe chain */
 #define KEY_TOMBSTONE	((uintptr_t)1)	/* freed: probe chains continue past */
@@ -126,10 +126,7 @@ struct ctx_entry {
 #define REGISTRY_SIZE		4096u	/* slots; a power of two */
 #define REGISTRY_MAX_PROBE	32u
 
-/* Hidden: the inline registry_home then addresses it directly, not
- * through the GOT (-fvisibility=hidden covers definitions only). */
-extern struct ctx_entry aioreap_registry_table[REGISTRY_SIZE]
-	__attribute__((visibility("hidden")));
+extern hidden struct ctx_entry aioreap_registry_table[REGISTRY_SIZE];
 
 /*
  * Rings are page aligned: drop the page offset and keep the page number's
@@ -154,11 +151,8 @@ static inline struct ctx_entry *registry_home(io_context_t ctx)
 
 	/* Relaxed: confirmed again under the reap lock's acquire.  Keys 0
 	 * and 1 mark empty and freed slots, never a context. */
-	if (__builtin_expect(key > KEY_TOMBSTONE &&
-				     atomic_load_explicit(&e->key,
-							  memory_order_relaxed) ==
-					     key,
-			     1))
+	if (likely(key > KEY_TOMBSTONE &&
+		   atomic_load_explicit(&e->key, memory_order_relaxed) == key))
 		return e;
 	return NULL;
 }
@@ -180,7 +174,7 @@ bool aioreap_reap_excl_contended(struct ctx_entry *e, uintptr_t key);
  * returns the entry counted on (pass it to aioreap_reap_shared_exit), or NULL
  * with *ghost set when key has none (then call aioreap_reap_ghost_exit). */
 struct ctx_entry *aioreap_reap_shared_enter(struct ctx_entry *e, uintptr_t key,
-				    int *ghost);
+					    int *ghost);
 void aioreap_reap_shared_exit(struct ctx_entry *e);
 /* A counted kernel reap returned n > 0 events: head moved by n. */
 void aioreap_reap_shared_moved(struct ctx_entry *e, long n);
@@ -225,7 +219,7 @@ static inline bool reap_excl_try(struct ctx_entry *e, uintptr_t key)
 {
 	enum excl_try got = reap_excl_try_once(e, key);
 
-	if (__builtin_expect(got != EXCL_BUSY, 1))
+	if (likely(got != EXCL_BUSY))
 		return got == EXCL_TAKEN;
 	return aioreap_reap_excl_contended(e, key);
 }

@@ -13,8 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "compiler.h"
 #include "kernel_abi.h"
-
 
 /*
  * tail: acquire.  Pairs with the kernel's write barrier between storing an

@@ -21,9 +21,9 @@ AIO_PUBLIC int io_setup(int maxevents, io_context_t *ctxp)
 
 /*
  * The kernel unmaps the ring inside io_destroy, so no user-space reaper
- * may be inside it then: aioreap_registry_begin_destroy waits for the one that may
- * be copying (a bounded copy, never a system call) and shuts out later
- * ones.  Threads blocked in io_getevents are woken by the kernel with
+ * may be inside it then: the registry's begin_destroy waits for the one
+ * that may be copying (a bounded copy, never a system call) and shuts out
+ * later ones.  Threads blocked in io_getevents are woken by the kernel with
  * -EINVAL; nothing here waits for them to leave.
  */
 AIO_PUBLIC int io_destroy(io_context_t ctx)

@@ -28,11 +28,12 @@ AIO_PUBLIC int io_submit(io_context_t ctx, long nr, struct iocb *ios[])
 }
 
 AIO_PUBLIC int aioreap_io_cancel_0_4(io_context_t ctx, struct iocb *iocb,
-			     struct io_event *evt)
+				     struct io_event *evt)
 {
 	int ret;
 
-	if (unlikely(atomic_load_explicit(&aioreap_poll_emul_used, memory_order_relaxed)) &&
+	if (unlikely(atomic_load_explicit(&aioreap_poll_emul_used,
+					  memory_order_relaxed)) &&
 	    aioreap_poll_emul_cancel(ctx, iocb, &ret))
 		return ret;
 	return (int)aio_sys_cancel(ctx, iocb, evt);

@@ -12,5 +12,6 @@ _Atomic unsigned long long aioreap_aio_syscalls;
 
 AIO_PUBLIC unsigned long long io_syscall_count(void)
 {
-	return atomic_load_explicit(&aioreap_aio_syscalls, memory_order_relaxed);
+	return atomic_load_explicit(&aioreap_aio_syscalls,
+				    memory_order_relaxed);
 }

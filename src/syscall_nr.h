@@ -10,6 +10,8 @@
 
 #include <sys/syscall.h>
 
+#include "compiler.h"
+
 #if defined(__x86_64__) && defined(__ILP32__)
 /* x32: the x86_64 numbers with the x32 bit set. */
 # define NR_X32_BIT 0x40000000

@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "compiler.h"
+
 /*
  * A user pointer the kernel would refuse with EFAULT without looking: the
  * first page, or anything at or above USER_TOP.  No user mapping lives

@@ -9,12 +9,13 @@
 
 #include <time.h>
 
+#include "compiler.h"
 #include "kernel_wait.h"
 #include "libaio.h"
 
 /* getevents.c */
 int aioreap_getevents_core(io_context_t ctx, long min_nr, long nr,
-		   struct io_event *ev, const struct wait_spec *w);
+			   struct io_event *ev, const struct wait_spec *w);
 
 /* LIBAIO_0.4: the default io_getevents, io_cancel and io_queue_wait. */
 int aioreap_io_getevents_0_4(io_context_t ctx, long min_nr, long nr,

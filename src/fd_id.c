@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Descriptor identity, for the poll emulation: what a descriptor the
+ * library made referred to, and whether its number still names that.
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <string.h>
+#include <linux/kcmp.h>
+
+#include "fd_id.h"
+#include "raw_syscall.h"
+
+/* struct statx's first fields, as far as stx_ino (linux/stat.h). */
+struct statx_head {
+	uint32_t mask, blksize;
+	uint64_t attributes;
+	uint32_t nlink, uid, gid;
+	uint16_t mode, pad0;
+	uint64_t ino;
+};
+/* Where the device numbers sit in struct statx (bytes 0x88..0x8f are
+ * stx_dev_major and stx_dev_minor); the whole struct is 256 bytes. */
+#define STX_SIZE	256
+#define STX_DEV_OFF	0x88
+#define STX_INO_BIT	0x100u
+#define STX_TYPE_BIT	0x1u
+
+/* dir and then fd (not negative) in decimal: buf has room for dir and
+ * ten digits.  No snprintf: a signal handler's io_submit may get here. */
+static void proc_path(char *buf, const char *dir, int fd)
+{
+	size_t i = strlen(dir);
+	char num[12];
+	int n = 0;
+
+	memcpy(buf, dir, i);
+	do
+		num[n++] = (char)('0' + fd % 10);
+	while ((fd /= 10) > 0);
+	while (n > 0)
+		buf[i++] = num[--n];
+	buf[i] = '\0';
+}
+
+/* An eventfd's id from /proc/self/fdinfo (0 when unknown). */
+static uint64_t eventfd_id(int fd)
+{
+	char path[40], buf[256], *p;
+	long len, f;
+	uint64_t id = 0;
+
+	proc_path(path, "/proc/self/fdinfo/", fd);
+	f = sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	if (f < 0)
+		return 0;
+	len = sys_read((int)f, buf, sizeof(buf) - 1);
+	sys_close((int)f);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	p = strstr(buf, "eventfd-id:");
+	if (!p)
+		return 0;
+	for (p += 11; *p == ' ' || *p == '\t'; p++)
+		;
+	for (; *p >= '0' && *p <= '9'; p++)
+		id = id * 10 + (uint64_t)(*p - '0');
+	return id + 1;		/* 0 stays "unknown" */
+}
+
+void aioreap_fd_identify(int fd, struct fd_id *id)
+{
+	unsigned char stx[STX_SIZE] __attribute__((aligned(8)));
+	struct statx_head h;
+	uint32_t dev[2];
+
+	memset(id, 0, sizeof(*id));
+	if (sys_statx_fd(fd, STX_INO_BIT, stx) < 0)
+		return;
+	memcpy(&h, stx, sizeof(h));
+	memcpy(dev, stx + STX_DEV_OFF, sizeof(dev));
+	id->dev = (uint64_t)dev[0] << 32 | dev[1];
+	id->ino = h.ino;
+}
+
+unsigned aioreap_fd_type(int fd)
+{
+	unsigned char stx[STX_SIZE] __attribute__((aligned(8)));
+	struct statx_head h;
+
+	if (sys_statx_fd(fd, STX_TYPE_BIT, stx) < 0)
+		return 0;
+	memcpy(&h, stx, sizeof(h));
+	return (h.mask & STX_TYPE_BIT) ? h.mode & 0170000u : 0;
+}
+
+/* Every eventfd shares one anonymous inode: tell them apart by id. */
+void aioreap_fd_identify_eventfd(int fd, struct fd_id *id)
+{
+	aioreap_fd_identify(fd, id);
+	id->sub = eventfd_id(fd);
+}
+
+int aioreap_fd_is(int fd, const struct fd_id *id)
+{
+	struct fd_id now;
+	long fl;
+
+	if (fd < 0)
+		return 0;
+	/* Every descriptor the library makes is close-on-exec. */
+	fl = sys_fcntl(fd, F_GETFD, 0);
+	if (fl < 0 || !(fl & FD_CLOEXEC))
+		return 0;
+	aioreap_fd_identify(fd, &now);
+	if (id->sub)
+		now.sub = eventfd_id(fd);
+	return now.dev == id->dev && now.ino == id->ino && now.sub == id->sub;
+}
+
+/* Does fd name an eventfd?  Only /proc can tell without changing it; if
+ * /proc is not mounted, accept and let the doorbell find out. */
+int aioreap_fd_is_eventfd(int fd)
+{
+	static const char want[] = "anon_inode:[eventfd]";
+	char path[32], link[sizeof(want)];
+	long len;
+
+	proc_path(path, "/proc/self/fd/", fd);
+	len = sys_readlinkat(AT_FDCWD, path, link, sizeof(link));
+	if (len < 0)
+		return 1;
+	return len == (long)sizeof(want) - 1 && !memcmp(link, want, len);
+}
+
+int aioreap_fd_in_epoll(int epfd, int fd)
+{
+	struct kcmp_epoll_slot slot;
+	long r;
+
+	slot.efd = (uint32_t)epfd;
+	slot.tfd = (uint32_t)fd;
+	slot.toff = 0;
+	r = sys_kcmp(sys_getpid(), KCMP_EPOLL_TFD, fd, (long)&slot);
+	if (r == -ENOSYS || r == -EPERM || r == -EACCES)
+		return -1;
+	return r == 0;
+}

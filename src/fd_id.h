@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/* Descriptor identity (fd_id.c), for the poll emulation; no lock needed. */
+#ifndef LIBAIO_FD_ID_H
+#define LIBAIO_FD_ID_H
+
+#include <stdint.h>
+
+#include "compiler.h"
+
+/* What a descriptor referred to when the library made it: device and
+ * inode (0/0 when statx is missing), and for an eventfd its id. */
+struct fd_id {
+	uint64_t dev, ino, sub;
+};
+
+void aioreap_fd_identify(int fd, struct fd_id *id);
+void aioreap_fd_identify_eventfd(int fd, struct fd_id *id);
+/* Does fd still name what id recorded, close-on-exec as we made it? */
+int aioreap_fd_is(int fd, const struct fd_id *id);
+/* fd's file type (the S_IFMT bits of its mode), 0 if it cannot be had. */
+unsigned aioreap_fd_type(int fd);
+/* Does fd name an eventfd?  1 also when /proc cannot tell. */
+int aioreap_fd_is_eventfd(int fd);
+/* Is the file registered in the epoll set epfd under the number fd the
+ * one fd names now (kcmp)?  1 yes, 0 no, -1 when kcmp cannot tell
+ * (missing, or refused by a seccomp filter or ptrace rules). */
+int aioreap_fd_in_epoll(int epfd, int fd);
+
+#endif /* LIBAIO_FD_ID_H */

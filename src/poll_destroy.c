@@ -1,0 +1,187 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The poll emulation's side of io_destroy and io_setup: which contexts
+ * are being destroyed, and the records of a context that is gone.  The
+ * handshake with a poll being emulated is described at the top of
+ * poll_emul.c.
+ */
+#include "config.h"
+
+#include "poll_emul.h"
+#include "poll_helper.h"
+#include "poll_rec.h"
+
+_Atomic int aioreap_poll_emul_used;	/* the used flag (poll_emul.h) */
+
+/* Free every record of ctx (a context being destroyed, or an address the
+ * kernel gave out again, so the old context is gone).  Under the lock. */
+static void forget_locked(io_context_t ctx)
+{
+	struct poll_rec *r;
+	unsigned pos = 0;
+
+	if (!aioreap_rec_live())
+		return;
+	aioreap_helper_check();
+	aioreap_helper_forget_ctx(ctx);
+	while ((r = aioreap_rec_each(&pos))) {
+		unsigned st = rec_state(r);
+
+		if (r->ctx != ctx || st == REC_CLAIMED)
+			continue;
+		/* A reaper may claim a DELIVERED one meanwhile: then it is
+		 * the reaper's to hand back. */
+		if (st == REC_DELIVERED &&
+		    !rec_move(r, REC_DELIVERED, REC_FIRED))
+			continue;
+		aioreap_rec_free(r);
+	}
+}
+
+/*
+ * io_destroy publishes its context here before the system call (one
+ * compare-and-swap, whether or not a poll was ever emulated: the
+ * emulation must be able to see a destroy that began before its first
+ * poll).  The value is the page-aligned context address with a few bits
+ * of the destroyer's frame address below it, so that a slot taken over
+ * by another destroyer of a new context at the same address is not
+ * cleared by the old one.  More destroys at once than slots go on a list
+ * under the lock.
+ */
+#define DYING_SLOTS	16
+static _Atomic uintptr_t dying[DYING_SLOTS];
+static struct pe_destroy *dying_list;	/* under the lock */
+
+#define CTX_ALIGN_MASK	((uintptr_t)0xfff)
+
+static uintptr_t dying_value(const struct pe_destroy *d)
+{
+	return (uintptr_t)d->ctx | ((((uintptr_t)d >> 4) & CTX_ALIGN_MASK) | 1);
+}
+
+/* Is ctx being destroyed?  Under the lock, after the used flag was set.
+ * Sequentially consistent: see the destroy's beginning, below. */
+int aioreap_poll_ctx_dying(io_context_t ctx)
+{
+	struct pe_destroy *d;
+	unsigned i;
+
+	for (i = 0; i < DYING_SLOTS; i++)
+		if ((atomic_load(&dying[i]) & ~CTX_ALIGN_MASK) ==
+		    (uintptr_t)ctx)
+			return 1;
+	for (d = dying_list; d; d = d->next)
+		if (d->ctx == ctx)
+			return 1;
+	return 0;
+}
+
+static void dying_unlist(struct pe_destroy *d)
+{
+	struct pe_destroy **p = &dying_list;
+
+	while (*p && *p != d)
+		p = &(*p)->next;
+	if (*p)
+		*p = d->next;
+	d->listed = 0;
+}
+
+void aioreap_poll_emul_destroy_begin(io_context_t ctx, struct pe_destroy *d)
+{
+	sigset_t old;
+	unsigned i;
+
+	d->ctx = ctx;
+	d->slot = -1;
+	d->listed = 0;
+	/* Not a context address: the kernel refuses it, no poll has it. */
+	if (((uintptr_t)ctx & CTX_ALIGN_MASK) || !ctx)
+		return;
+	/*
+	 * Publish, then look at the used flag; emulate_one stores that,
+	 * then looks at the slots (both sequentially consistent).  So if
+	 * we read 0, its check sees our slot and it refuses the poll;
+	 * otherwise we cancel every poll it added before.
+	 */
+	for (i = 0; i < DYING_SLOTS; i++) {
+		uintptr_t free_slot = 0;
+
+		if (atomic_compare_exchange_strong(&dying[i], &free_slot,
+						   dying_value(d))) {
+			d->slot = (int)i;
+			break;
+		}
+	}
+	if (d->slot >= 0 && !atomic_load(&aioreap_poll_emul_used))
+		return;
+	aioreap_pe_enter(&old);
+	if (d->slot < 0) {	/* no free slot: on the list, under the lock */
+		d->next = dying_list;
+		dying_list = d;
+		d->listed = 1;
+	}
+	if (atomic_load(&aioreap_poll_emul_used))
+		forget_locked(ctx);
+	aioreap_pe_leave(&old);
+}
+
+void aioreap_poll_emul_destroy_end(struct pe_destroy *d)
+{
+	sigset_t old;
+
+	if (d->slot >= 0) {
+		uintptr_t mine = dying_value(d);
+
+		/* Relaxed: fails harmlessly if io_setup already cleared it;
+		 * nothing else is published by clearing. */
+		atomic_compare_exchange_strong_explicit(
+			&dying[d->slot], &mine, 0, memory_order_relaxed,
+			memory_order_relaxed);
+		return;
+	}
+	if (!d->listed)
+		return;
+	aioreap_pe_enter(&old);
+	if (d->listed)
+		dying_unlist(d);
+	aioreap_pe_leave(&old);
+}
+
+/*
+ * The kernel gave out ctx: any earlier context at that address is gone,
+ * so a destroyer's mark for it is stale (it would refuse the new
+ * context's polls) and any record left for it (a context destroyed by a
+ * raw system call) is dropped.
+ */
+void aioreap_poll_emul_setup_done(io_context_t ctx)
+{
+	sigset_t old;
+	unsigned i;
+
+	for (i = 0; i < DYING_SLOTS; i++) {
+		uintptr_t v = atomic_load_explicit(&dying[i],
+						   memory_order_relaxed);
+
+		/* Relaxed: the kernel's io_setup ordered the destroy. */
+		if (v && (v & ~CTX_ALIGN_MASK) == (uintptr_t)ctx)
+			atomic_compare_exchange_strong_explicit(
+				&dying[i], &v, 0, memory_order_relaxed,
+				memory_order_relaxed);
+	}
+	if (!atomic_load_explicit(&aioreap_poll_emul_used,
+				  memory_order_relaxed))
+		return;
+	aioreap_pe_enter(&old);
+	{
+		struct pe_destroy *d = dying_list, *next;
+
+		for (; d; d = next) {
+			next = d->next;
+			if (d->ctx == ctx)
+				dying_unlist(d);
+		}
+	}
+	forget_locked(ctx);
+	aioreap_pe_leave(&old);
+}

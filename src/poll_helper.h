@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * The poll emulation's lock and the helper's calls (poll_helper.c), for
+ * poll_emul.c.  The design is explained at the top of poll_emul.c.
+ */
+#ifndef LIBAIO_POLL_HELPER_H
+#define LIBAIO_POLL_HELPER_H
+
+#include <pthread.h>
+#include <signal.h>
+
+#include "compiler.h"
+#include "libaio.h"
+#include "poll_rec.h"
+
+/*
+ * Protects every record (but a CLAIMED one), the hash, the backlog and
+ * the helper state.  Every thread but the helper takes it with all
+ * signals blocked (the enter and leave below), so a signal handler never
+ * finds it held by the thread it interrupted.  It is held across each doorbell
+ * io_submit, so no doorbell is ever rung for a context being destroyed.
+ */
+extern hidden pthread_mutex_t aioreap_pe_lock;
+
+/* Take the lock with every signal blocked (the old mask saved in *old),
+ * then recycle what reapers handed back; leave undoes both. */
+void aioreap_pe_enter(sigset_t *old);	/* poll_helper.c */
+void aioreap_pe_leave(const sigset_t *old);
+
+/* Records with their descriptors (poll_helper.c), under the lock:
+ * free one (out of the epoll set, our duplicates closed), free what
+ * reapers claimed, re-arm every ARMED one in a new epoll set. */
+void aioreap_rec_free(struct poll_rec *r);
+void aioreap_rec_recycle(void);
+void aioreap_rec_rearm_all(void);
+
+/* poll_helper.c; all under the lock unless said otherwise. */
+int aioreap_helper_ensure(void);
+/* If the epoll set is no longer ours, replace it and re-arm. */
+void aioreap_helper_check(void);
+/* Add r's fd to the epoll set (one-shot): 0, or -errno from epoll_ctl. */
+int aioreap_helper_arm(struct poll_rec *r);
+/* After the epoll set was lost: arm r in the new one, or complete it with
+ * POLLNVAL when its descriptor is no longer ours. */
+void aioreap_helper_rearm(struct poll_rec *r);
+/* Take r out of the epoll set and close our duplicate of its fd. */
+void aioreap_helper_disarm(struct poll_rec *r);
+/* r is complete with r->res: ring its doorbell now or queue it. */
+void aioreap_helper_complete(struct poll_rec *r);
+/* Drop ctx's queued doorbells (records are freed by the caller). */
+void aioreap_helper_forget_ctx(io_context_t ctx);
+/* Is obj one of the library's doorbell iocbs?  (No lock needed.) */
+int aioreap_helper_is_doorbell(const struct iocb *obj);
+/* fork: wait until a just-created helper thread runs our code. */
+void aioreap_helper_fork_prepare(void);
+/* fork child: the helper thread and epoll set are the parent's. */
+void aioreap_helper_reset_in_child(void);
+
+#endif /* LIBAIO_POLL_HELPER_H */
