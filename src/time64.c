@@ -14,6 +14,13 @@
 
 #if __SIZEOF_LONG__ == 4
 
+/* config.h undoes a distribution's _TIME_BITS=64 for the library's own
+ * files; without that, io_getevents would be defined under this file's
+ * name (the header's asm labels) and take a 64-bit timespec. */
+#ifdef __USE_TIME_BITS64
+# error "_TIME_BITS=64 reached the library's own files (see config.h)"
+#endif
+
 int io_getevents_time64(io_context_t ctx, long min_nr, long nr,
 			struct io_event *events, void *timeout);
 int io_pgetevents_time64(io_context_t ctx, long min_nr, long nr,
