@@ -22,9 +22,16 @@
 #include "ring.h"
 #include "raw_syscall.h"
 
+/* MADV_WIPEONFORK takes whole pages: each array it is applied to starts
+ * on a page boundary and fills its last page, for every base page size
+ * Linux has (up to 64 KiB: ppc64 and some arm64 kernels). */
+#define WIPE_PAGE	65536u
+
 /* Page aligned, so that its own pages can be wiped in fork children. */
 struct ctx_entry aioreap_registry_table[REGISTRY_SIZE]
-	__attribute__((aligned(4096)));
+	__attribute__((aligned(WIPE_PAGE)));
+_Static_assert(sizeof(aioreap_registry_table) % WIPE_PAGE == 0,
+	       "the table fills whole pages");
 /* The kernel zeroes the table in every child (MADV_WIPEONFORK, Linux
  * 4.14), even one created by _Fork or a raw clone, which runs no
  * pthread_atfork handler. */
@@ -37,8 +44,10 @@ static int table_wipes_on_fork;
 #define GHOST_STRIDE	16u	/* one cache line per group */
 /* A page of its own, wiped in fork children with the table: the ghosts
  * of the parent's other threads do not exist there. */
-static _Atomic unsigned ghosts[GHOST_GROUPS * GHOST_STRIDE]
-	__attribute__((aligned(4096)));
+static _Atomic unsigned ghosts[WIPE_PAGE / sizeof(unsigned)]
+	__attribute__((aligned(WIPE_PAGE)));
+_Static_assert(GHOST_GROUPS * GHOST_STRIDE <= WIPE_PAGE / sizeof(unsigned),
+	       "the ghost groups fit in the page");
 
 static _Atomic unsigned *ghosts_of(uintptr_t key)
 {
