@@ -358,7 +358,18 @@ static inline long sys_pipe2(int fds[2], int flags)
 /* mmap at offset 0 (where mmap2 and mmap agree): the address or -errno. */
 static inline long sys_mmap0(size_t len, int prot, int flags, int fd)
 {
-#ifdef SYS_mmap2
+#if defined(__s390__)
+	/* s390 (31- and 64-bit) takes mmap's six arguments in memory, the
+	 * address of the block being the only argument: called the usual
+	 * way, every mapping failed there. */
+	unsigned long args[6] = { 0, len, (unsigned long)prot,
+				  (unsigned long)flags, (unsigned long)fd, 0 };
+# ifdef SYS_mmap2
+	return raw_syscall1(SYS_mmap2, args);
+# else
+	return raw_syscall1(SYS_mmap, args);
+# endif
+#elif defined(SYS_mmap2)
 	return raw_syscall6(SYS_mmap2, 0, (long)len, prot, flags, fd, 0);
 #else
 	return raw_syscall6(SYS_mmap, 0, (long)len, prot, flags, fd, 0);
