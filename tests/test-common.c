@@ -45,13 +45,18 @@ static void hang_guard_fired(int sig)
 
 void test_hang_guard(const char *test, unsigned seconds)
 {
+	/* Check's own multiplier of its test timeouts (an emulated CPU runs
+	 * every test many times slower) applies to the guards too. */
+	const char *mult = getenv("CK_TIMEOUT_MULTIPLIER");
+	unsigned m = mult && atoi(mult) > 0 ? (unsigned)atoi(mult) : 1;
+
 	if (!seconds) {
 		alarm(0);
 		return;
 	}
 	guarded_test = test;
 	signal(SIGALRM, hang_guard_fired);
-	alarm(test_under_valgrind() ? 3 * seconds : seconds);
+	alarm(m * (test_under_valgrind() ? 3 * seconds : seconds));
 }
 
 unsigned char test_pattern(long long offset)
@@ -171,6 +176,16 @@ int test_mode_disables(const char *feature)
 # define TEST_AUDIT_ARCH AUDIT_ARCH_I386
 #elif defined(__aarch64__)
 # define TEST_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#elif defined(__arm__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+# define TEST_AUDIT_ARCH AUDIT_ARCH_ARM
+#elif defined(__powerpc64__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+# define TEST_AUDIT_ARCH AUDIT_ARCH_PPC64LE
+#elif defined(__powerpc64__)
+# define TEST_AUDIT_ARCH AUDIT_ARCH_PPC64
+#elif defined(__s390x__)
+# define TEST_AUDIT_ARCH AUDIT_ARCH_S390X
+#elif defined(__riscv) && __riscv_xlen == 64
+# define TEST_AUDIT_ARCH AUDIT_ARCH_RISCV64
 #endif
 
 /*

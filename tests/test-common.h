@@ -62,9 +62,10 @@ int test_under_valgrind(void);
 
 /* Hang guard: unless test_hang_guard(0) cancels it first, end the
  * process with a message naming the test after the given seconds (three
- * times as many under valgrind).  Check's fork mode leaves the child its
- * own SIGALRM handler, which would kill it with a bare "signal 9"; this
- * one says what happened and aborts. */
+ * times as many under valgrind, and CK_TIMEOUT_MULTIPLIER times as many
+ * when that is set, as for Check's own timeouts).  Check's fork mode
+ * leaves the child its own SIGALRM handler, which would kill it with a
+ * bare "signal 9"; this one says what happened and aborts. */
 void test_hang_guard(const char *test, unsigned seconds);
 
 /* The mode the suite runs in, from LIBAIO_DISABLE / LIBAIO_TEST_SECCOMP. */
