@@ -19,6 +19,7 @@ test_cflags = $(AM_CFLAGS) $(CHECK_CFLAGS) $(PTHREAD_CFLAGS)
 test_ldadd = libaio.la $(CHECK_LIBS) $(PTHREAD_LIBS)
 
 include tests/api.mk
+include tests/arch.mk
 include tests/reaper.mk
 include tests/poll.mk
 include tests/reliability.mk
