@@ -90,10 +90,11 @@ static bool guard_after(io_context_t ctx, size_t ring_bytes)
 }
 
 /* Submit n one-byte reads tagged tag0, tag0 + 1, ... and take them back
- * in one reap, in order; in ring mode that reap is no system call. */
+ * in one reap, in order; in ring mode, unless the ring was left to the
+ * kernel for good, that reap is no system call. */
 static void round_trip(io_context_t ctx, int fd, struct iocb *cbs,
 		       struct io_event *ev, unsigned char *buf, long n,
-		       uintptr_t tag0)
+		       uintptr_t tag0, bool from_ring)
 {
 	unsigned long long before;
 	long i;
@@ -107,7 +108,7 @@ static void round_trip(io_context_t ctx, int fd, struct iocb *cbs,
 	}
 	before = io_syscall_count();
 	ck_assert_int_eq(io_getevents(ctx, n, n, ev, NULL), n);
-	if (ring_mode())
+	if (from_ring && ring_mode())
 		ck_assert_msg(io_syscall_count() == before,
 			      "a reap of ready events entered the kernel");
 	for (i = 0; i < n; i++) {
@@ -177,15 +178,20 @@ START_TEST(ring_size_and_bounds_on_this_page_size)
 
 		/* Every slot, the last one included, and the wrap to slot 0. */
 		while (done < (long)nr + batch + 1) {
-			round_trip(ctx, fd, cbs, ev, buf, batch, (uintptr_t)done + 1);
+			round_trip(ctx, fd, cbs, ev, buf, batch,
+				   (uintptr_t)done + 1, true);
 			done += batch;
 		}
 		if (!test_under_valgrind()) {
 			/* valgrind's own io_getevents wrapper dereferences the
 			 * stale events the kernel then returns. */
+			/* Either leaves the library a head it did not store
+			 * (the kernel's or ours), which it takes for a reap
+			 * from outside: the ring is the kernel's for good,
+			 * and the events still come back whole. */
 			index_at_end(ctx, nr, 2, ev);	/* head */
 			index_at_end(ctx, nr, 3, ev);	/* tail */
-			round_trip(ctx, fd, cbs, ev, buf, batch, 1);
+			round_trip(ctx, fd, cbs, ev, buf, batch, 1, false);
 		}
 		ck_assert_int_eq(io_destroy(ctx), 0);
 		if (guarded)
