@@ -33,5 +33,6 @@ EXTRA_DIST += \
 	.ci/buildd.sh \
 	.ci/chroot-lib.sh \
 	.ci/cross.sh \
+	.ci/kernels.sh \
 	.ci/qemu-user.sh \
 	# EOL
