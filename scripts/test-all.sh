@@ -2,7 +2,10 @@
 # The README's second command, and what CI runs (.ci/run): install what is
 # missing, then build and run every test job from a clean build directory.
 # Jobs (JOBS="..." picks any set):
-#   check, distcheck, m32, sanitizers (ASan+UBSan, TSan), valgrind, fuzz
+#   check, distcheck, sanitizers (ASan+UBSan, TSan), valgrind, fuzz
+#   m32     the i386 build with gcc -m32 and its exports; its make check
+#           runs only where this kernel runs i386 binaries, otherwise the
+#           job reports itself skipped
 #   buildd  the .deb built with the tests on in a fresh minimal Debian 12
 #           root (mmdebstrap --variant=buildd, /tmp on tmpfs), then the
 #           deb job's install tests (fio, qemu-io, t64 relations) on what
@@ -13,6 +16,9 @@
 #   rpm     the RPM build with %check, its content checks and rpmlint
 #   deb     the deb job alone, on packages built on the host (buildd
 #           already runs it on its own packages, so it is not a default)
+#   kernels the Check suite on Debian 12's own i386, arm64, armhf, ppc64el
+#           and s390x kernels under qemu-system (.ci/kernels.sh); not a
+#           default yet: it does not pass on every architecture
 # The host's libaio packages (libaio1, libaio1:i386, libaio-dev) must have
 # byte-identical files before and after the run, or the run fails.
 set -euo pipefail
@@ -23,28 +29,39 @@ autoreconf -fi >/dev/null 2>&1
 
 default_jobs="check distcheck m32 sanitizers valgrind fuzz buildd cross qemu rpm"
 JOBS=${JOBS:-$default_jobs}
-[ "$JOBS" != all ] || JOBS="$default_jobs deb"
+[ "$JOBS" != all ] || JOBS="$default_jobs deb kernels"
 # shellcheck source=.ci/chroot-lib.sh
 . .ci/chroot-lib.sh
 host_before=$(ci_host_libaio_sums)
 export LIBAIO_SOAK_SECONDS=${LIBAIO_SOAK_SECONDS:-5}
 results=()
 failed=0
+skipped=0
+joblog=$(mktemp)
+trap 'rm -f "$joblog"' EXIT
 
 # Each job runs in its own subshell, from the top directory, with set -e in
 # force: a job that fails (or leaves the shell in a build directory) cannot
 # change where the next one starts.  The subshell is not the left side of
-# || or &&, because bash would then switch set -e off inside it.
+# || or &&, because bash would then switch set -e off inside it.  A job
+# exits 77 when what it exists for could not run here: it is counted as
+# skipped, not passed.  A job's last line with "tests run" goes into the
+# summary.
 run_job() {
 	local name=$1; shift
-	local t0=$SECONDS rc=0
+	local t0=$SECONDS rc status counts
 	echo "=== job $name: $*"
 	set +e
-	(set -e; cd "$top"; "$@")
-	rc=$?
+	(set -e; cd "$top"; "$@") 2>&1 | tee "$joblog"
+	rc=${PIPESTATUS[0]}
 	set -e
-	results+=("$name: $([ $rc = 0 ] && echo passed || echo "FAILED ($rc)") in $((SECONDS - t0)) s")
-	[ $rc = 0 ] || failed=$((failed + 1))
+	case $rc in
+	0) status=passed ;;
+	77) status=skipped; skipped=$((skipped + 1)) ;;
+	*) status="FAILED ($rc)"; failed=$((failed + 1)) ;;
+	esac
+	counts=$(grep -E '[0-9]+ tests run' "$joblog" | tail -n 1 || true)
+	results+=("$name: $status in $((SECONDS - t0)) s${counts:+ ($counts)}")
 }
 
 job_check() {
@@ -52,6 +69,8 @@ job_check() {
 	"$top/configure" --enable-werror --quiet
 	make -j2 --quiet
 	make -j2 check || { cat tests/*.log | tail -200; return 1; }
+	echo "check: $(sed -n 's/^# TOTAL: *//p' test-suite.log) tests run," \
+		"$(sed -n 's/^# SKIP: *//p' test-suite.log) skipped"
 }
 
 job_distcheck() {
@@ -90,6 +109,7 @@ for j in $JOBS; do
 	buildd) run_job buildd bash .ci/buildd.sh ;;
 	cross) run_job cross bash .ci/cross.sh ;;
 	qemu) run_job qemu bash .ci/qemu-user.sh ;;
+	kernels) run_job kernels bash .ci/kernels.sh ;;
 	rpm) run_job rpm job_rpm ;;
 	*) echo "unknown job $j"; exit 2 ;;
 	esac
@@ -107,5 +127,5 @@ run_job host-libaio-unchanged host_check
 echo "=== summary"
 printf '%s\n' "${results[@]}"
 total=${#results[@]}
-echo "$((total - failed)) passed, $failed failed"
+echo "$((total - failed - skipped)) passed, $skipped skipped, $failed failed"
 [ $failed = 0 ]

@@ -28,3 +28,6 @@ include tests/man.mk
 include tests/bench.mk
 include tests/noaio.mk
 include tests/static.mk
+# tests: the CI driver's job runner (scripts/test-all.sh)
+TESTS += tests/ci-run-job.sh
+EXTRA_DIST += tests/ci-run-job.sh

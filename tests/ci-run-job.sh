@@ -1,0 +1,29 @@
+#!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# scripts/test-all.sh's run_job: a job that fails, or leaves the shell in
+# another directory, does not change where the next job starts; set -e
+# holds inside a job; exit 77 counts as skipped; a job's "tests run" line
+# reaches the summary.
+set -euo pipefail
+: "${top_srcdir:=.}"
+script=$top_srcdir/scripts/test-all.sh
+[ -f "$script" ] || { echo "SKIP: no $script"; exit 77; }
+top=$(mktemp -d "${TMPDIR:-/tmp}/run-job.XXXXXX")
+joblog=$top/log
+trap 'rm -rf "$top"' EXIT
+results=() failed=0 skipped=0
+eval "$(sed -n '/^run_job() {/,/^}/p' "$script")"
+[ "$(type -t run_job)" = function ] || { echo "FAIL: run_job not found in $script"; exit 1; }
+leaves_and_fails() { mkdir -p sub; cd sub; false; echo "set -e did not hold"; }
+where() { pwd >"$top/where"; echo "probe: 3 tests run, 1 skipped"; }
+skips() { exit 77; }
+run_job first leaves_and_fails >/dev/null
+run_job second where >/dev/null
+run_job third skips >/dev/null
+fail() { echo "FAIL: $*"; printf '  %s\n' "${results[@]}"; exit 1; }
+[ "$(cat "$top/where")" = "$top" ] || fail "the second job started in $(cat "$top/where")"
+case ${results[0]} in "first: FAILED (1)"*) ;; *) fail "first: ${results[0]}" ;; esac
+case ${results[1]} in "second: passed"*"(probe: 3 tests run, 1 skipped)") ;; *) fail "second: ${results[1]}" ;; esac
+case ${results[2]} in "third: skipped"*) ;; *) fail "third: ${results[2]}" ;; esac
+[ "$failed/$skipped" = 1/1 ] || fail "counted $failed failed, $skipped skipped"
+echo "PASS: run_job isolates jobs and counts skips"
