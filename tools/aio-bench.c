@@ -427,7 +427,7 @@ static void io_targets(void)
 		}
 }
 
-/* The project's targets (issues 3 and 5), shown beside the numbers. */
+/* The project's targets, shown beside the numbers. */
 static void report_targets(void)
 {
 	static const struct { long batch; double want; } rt[] = {
