@@ -141,6 +141,20 @@ struct io_event {
 	__LIBAIO_WUL(res2, __pad4);
 };
 
+/* Debian's libaio.h (0.3.112-5 and later) declares these two for programs
+ * that call the io_pgetevents system call themselves: the kernel's last
+ * argument, a signal mask and its size.  The _compat form is the layout a
+ * 64-bit kernel reads from a 32-bit process. */
+struct io_sigset {
+	unsigned long ss;
+	unsigned long ss_len;
+};
+
+struct io_sigset_compat {
+	__LIBAIO_WPTR(unsigned long ss, __ss_pad);
+	unsigned long ss_len;
+};
+
 #undef __LIBAIO_W32
 #undef __LIBAIO_WPTR
 #undef __LIBAIO_WUL

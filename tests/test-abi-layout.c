@@ -109,6 +109,15 @@ static_assert(offsetof(struct io_event, res2) ==
 static_assert(FSIZE(struct io_event, data) == sizeof(void *), "data width");
 static_assert(FSIZE(struct io_event, res) == sizeof(long), "res width");
 
+/* Debian's io_sigset types: two longs; the compat one keeps ss_len at 8
+ * on 32-bit (12 bytes on i386, 16 on 64-bit). */
+static_assert(sizeof(struct io_sigset) == 2 * sizeof(long), "io_sigset size");
+static_assert(offsetof(struct io_sigset, ss_len) == sizeof(long), "io_sigset.ss_len");
+static_assert(offsetof(struct io_sigset_compat, ss_len) == 8,
+	      "io_sigset_compat.ss_len");
+static_assert(sizeof(struct io_sigset_compat) == (sizeof(long) == 4 ? 12 : 16),
+	      "io_sigset_compat size");
+
 /* Opcodes are the kernel's (compared as int: they are different enums). */
 #define SAME_CMD(ours, kern) static_assert((int)(ours) == (int)(kern), #ours)
 SAME_CMD(IO_CMD_PREAD, IOCB_CMD_PREAD);
