@@ -5,8 +5,9 @@
  * Every wrapper returns the kernel's raw result: a non-negative value on
  * success or -errno on failure.  None of them touches errno, which is how
  * the public calls keep errno intact (the stock library's convention).
- * x86_64, i386 and aarch64 trap directly; other targets go through libc's
- * syscall(2) with errno saved and restored.
+ * x86_64, i386, aarch64, s390x, powerpc64 and riscv64 trap directly;
+ * other targets go through libc's syscall(2) with errno saved and
+ * restored.
  */
 #ifndef LIBAIO_RAW_SYSCALL_H
 #define LIBAIO_RAW_SYSCALL_H
@@ -89,8 +90,88 @@ static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
 	return x0;
 }
 
+#elif defined(__s390x__)
+
+/* svc 0: the number in r1, the arguments in r2-r7, the result (or
+ * -errno) back in r2; every other register survives. */
+static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
+				long f)
+{
+	register long r1 __asm__("r1") = n;
+	register long r2 __asm__("r2") = a;
+	register long r3 __asm__("r3") = b;
+	register long r4 __asm__("r4") = c;
+	register long r5 __asm__("r5") = d;
+	register long r6 __asm__("r6") = e;
+	register long r7 __asm__("r7") = f;
+
+	__asm__ volatile("svc 0"
+			 : "+d"(r2)
+			 : "d"(r1), "d"(r3), "d"(r4), "d"(r5), "d"(r6), "d"(r7)
+			 : "memory", "cc");
+	return r2;
+}
+
+#elif defined(__powerpc64__)
+
+/* sc: the number in r0, the arguments in r3-r8.  The kernel answers a
+ * positive errno in r3 with the summary-overflow bit of cr0 set, so the
+ * result is negated when that bit is set; it may change r0 and r4-r12,
+ * ctr, xer and cr0. */
+static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
+				long f)
+{
+	register long r0 __asm__("r0") = n;
+	register long r3 __asm__("r3") = a;
+	register long r4 __asm__("r4") = b;
+	register long r5 __asm__("r5") = c;
+	register long r6 __asm__("r6") = d;
+	register long r7 __asm__("r7") = e;
+	register long r8 __asm__("r8") = f;
+
+	__asm__ volatile("sc\n\t"
+			 "bns+ 1f\n\t"
+			 "neg %1, %1\n"
+			 "1:"
+			 : "+r"(r0), "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r6),
+			   "+r"(r7), "+r"(r8)
+			 :
+			 : "memory", "cr0", "r9", "r10", "r11", "r12", "ctr",
+			   "xer");
+	return r3;
+}
+
+#elif defined(__riscv) && __riscv_xlen == 64
+
+/* ecall: the number in a7, the arguments in a0-a5, the result (or
+ * -errno) back in a0. */
+static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
+				long f)
+{
+	register long a7 __asm__("a7") = n;
+	register long a0 __asm__("a0") = a;
+	register long a1 __asm__("a1") = b;
+	register long a2 __asm__("a2") = c;
+	register long a3 __asm__("a3") = d;
+	register long a4 __asm__("a4") = e;
+	register long a5 __asm__("a5") = f;
+
+	__asm__ volatile("ecall"
+			 : "+r"(a0)
+			 : "r"(a7), "r"(a1), "r"(a2), "r"(a3), "r"(a4), "r"(a5)
+			 : "memory");
+	return a0;
+}
+
 #else
 
+/*
+ * Elsewhere (32-bit arm, whose Thumb code keeps the frame pointer in r7,
+ * the system-call number register, and the rarer architectures) the C
+ * library's syscall() does the trap and reports a failure in errno.  A
+ * task made by a raw clone(CLONE_VM) shares that errno, so it can
+ * overwrite the value between the call and the read below.
+ */
 static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
 				long f)
 {
