@@ -34,19 +34,6 @@
 
 #define RING_HEADER	32u	/* the ring's header, and one io_event */
 
-struct ring_hdr {
-	unsigned id, nr, head, tail, magic, compat, incompat, hdrlen;
-};
-
-static struct ring_hdr *hdr(io_context_t ctx)
-{
-	return (struct ring_hdr *)ctx;
-}
-
-static int ring_mode(void)
-{
-	return !test_mode_disables("ring");
-}
 
 static size_t page_size(void)
 {

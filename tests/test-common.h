@@ -71,6 +71,23 @@ void test_hang_guard(const char *test, unsigned seconds);
 /* The mode the suite runs in, from LIBAIO_DISABLE / LIBAIO_TEST_SECCOMP. */
 int test_mode_disables(const char *feature);
 
+/* Whether the library reaps from the ring in this mode. */
+static inline int ring_mode(void)
+{
+	return !test_mode_disables("ring");
+}
+
+/* The ring header as the kernel lays it out: eight 32-bit words, then
+ * nr 32-byte events.  A context handle is the ring's address. */
+struct ring_hdr {
+	unsigned id, nr, head, tail, magic, compat, incompat, hdrlen;
+};
+
+static inline struct ring_hdr *hdr(io_context_t ctx)
+{
+	return (struct ring_hdr *)ctx;
+}
+
 /* Helpers for ck_assert on library calls that must not touch errno. */
 #define ck_assert_errno_kept(call) do {				\
 		errno = 12345;					\

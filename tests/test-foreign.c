@@ -24,10 +24,6 @@
 
 #include "test-common.h"
 
-static int ring_mode(void)
-{
-	return !test_mode_disables("ring");
-}
 
 /* n one-byte reads of fd, tagged tag0.., that complete inside io_submit. */
 static void submit_reads(io_context_t ctx, int fd, struct iocb *cbs, int n,

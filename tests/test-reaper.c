@@ -25,21 +25,6 @@
 
 #include "test-common.h"
 
-/* The ring header as the kernel lays it out: eight 32-bit words, then
- * nr 32-byte events. */
-struct ring_hdr {
-	unsigned id, nr, head, tail, magic, compat, incompat, hdrlen;
-};
-
-static struct ring_hdr *hdr(io_context_t ctx)
-{
-	return (struct ring_hdr *)ctx;
-}
-
-static int ring_mode(void)
-{
-	return !test_mode_disables("ring");
-}
 
 /* Submit n one-byte reads of fd that complete inside io_submit. */
 static void submit_reads(io_context_t ctx, int fd, struct iocb *cbs, int n,
