@@ -29,11 +29,6 @@
  * polls, so rows with a PROT_NONE array or iocb (NOEMUL) are skipped in
  * that mode.  It stores the key of each poll it serves through a checked
  * copy: a poll iocb in read-only memory (RDO) gets EFAULT in every mode.
- *
- * Rows marked BUG are library bugs reported but not yet fixed (in files
- * owned elsewhere); they run in a child so that a crash is reported, not
- * fatal, and fail only with LIBAIO_TEST_STRICT=1.  When one starts to
- * pass the test says so: drop the mark.
  */
 #include "config.h"
 
@@ -96,7 +91,6 @@ enum iocbk { I_READ, I_OP99, I_OP4, I_OP6, I_FDM1, I_FDCLOSED, I_WRONLY,
 # define KERNEL_ADDR ((void *)(uintptr_t)0xfffff000u)
 #endif
 
-#define BUG	0x8	/* a known library limitation, documented */
 #define NOEMUL	0x10	/* PROT_NONE that the poll emulation reads itself */
 
 struct row {
@@ -528,30 +522,6 @@ static int answer_ok(const struct row *r, long got)
 	return got == r->expect || ((r->flags & OR0) && got == 0);
 }
 
-/* A known bug may crash: run it in a child, report what happened. */
-static int run_in_child(const struct row *r, long *got)
-{
-	int status;
-	pid_t pid = fork();
-
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		/* Quiet: the crash report of a known bug (a sanitizer's too)
-		 * must not look like a new failure in the log. */
-		int devnull = open("/dev/null", O_WRONLY);
-		long v;
-
-		if (devnull >= 0)
-			dup2(devnull, 2);
-		v = run_row(r, 0);
-
-		_exit(v == r->expect ? 0 : 1);
-	}
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	*got = WIFSIGNALED(status) ? -1000 - WTERMSIG(status) : WEXITSTATUS(status);
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
 static void setup_world(void)
 {
 	struct sigaction sa;
@@ -594,9 +564,8 @@ static void setup_world(void)
 
 START_TEST(table)
 {
-	int strict = getenv("LIBAIO_TEST_STRICT") != NULL;
 	size_t i;
-	int failed = 0, bugs_open = 0, skipped_vg = 0;
+	int failed = 0, skipped_vg = 0;
 	int verbose = getenv("LIBAIO_TEST_VERBOSE") != NULL;
 
 	setup_world();
@@ -617,20 +586,6 @@ START_TEST(table)
 		current_row = row_name;
 		if (verbose)
 			fprintf(stderr, "row %s\n", row_name);
-		if (r->flags & BUG) {
-			ok = run_in_child(r, &got);
-			if (ok) {
-				fprintf(stderr, "row '%s': known bug now fixed, drop the BUG mark\n",
-					r->what);
-			} else {
-				fprintf(stderr, "row '%s': KNOWN BUG, %s\n", r->what,
-					got <= -1000 ? "crashed" : "wrong errno");
-				bugs_open++;
-				if (strict)
-					failed++;
-			}
-			continue;
-		}
 		got = run_row(r, 0);
 		ok = answer_ok(r, got);
 		if (!ok) {
@@ -653,8 +608,8 @@ START_TEST(table)
 	io_destroy(ctxs[LIVE]);
 	io_destroy(ctxs[LIVE1]);
 	fprintf(stderr, "badinput: %d bad inputs tried (%d also against the raw "
-		"system call), %d failed, %d known bugs open, %d skipped under "
-		"valgrind\n", tried, compared, failed, bugs_open, skipped_vg);
+		"system call), %d failed, %d skipped under valgrind\n",
+		tried, compared, failed, skipped_vg);
 	ck_assert_int_eq(failed, 0);
 }
 END_TEST
