@@ -5,9 +5,9 @@
  * Every wrapper returns the kernel's raw result: a non-negative value on
  * success or -errno on failure.  None of them touches errno, which is how
  * the public calls keep errno intact (the stock library's convention).
- * x86_64, i386, aarch64, s390x, powerpc64 and riscv64 trap directly;
- * other targets go through libc's syscall(2) with errno saved and
- * restored.
+ * x86_64, i386, aarch64, 32-bit arm (EABI), s390x, powerpc64 and riscv64
+ * trap directly; other targets go through libc's syscall(2) with errno
+ * saved and restored.
  */
 #ifndef LIBAIO_RAW_SYSCALL_H
 #define LIBAIO_RAW_SYSCALL_H
@@ -163,12 +163,43 @@ static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
 	return a0;
 }
 
+#elif defined(__arm__) && defined(__ARM_EABI__)
+
+/*
+ * svc 0 (EABI): the number in r7, the arguments in r0-r5, the result (or
+ * -errno) back in r0.  Thumb code may keep its frame pointer in r7, which
+ * the compiler then refuses to hand out as an operand: the number goes in
+ * through any register and r7 is saved around the trap in another.  If
+ * the compiler does give r7 to one of the two operands, it holds nothing
+ * live there, and the sequence still traps with the number in r7.
+ */
+static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
+				long f)
+{
+	register long r0 __asm__("r0") = a;
+	register long r1 __asm__("r1") = b;
+	register long r2 __asm__("r2") = c;
+	register long r3 __asm__("r3") = d;
+	register long r4 __asm__("r4") = e;
+	register long r5 __asm__("r5") = f;
+	long saved;
+
+	__asm__ volatile("mov %[saved], r7\n\t"
+			 "mov r7, %[n]\n\t"
+			 "svc 0\n\t"
+			 "mov r7, %[saved]"
+			 : "+r"(r0), [saved] "=&r"(saved)
+			 : [n] "r"(n), "r"(r1), "r"(r2), "r"(r3), "r"(r4),
+			   "r"(r5)
+			 : "memory");
+	return r0;
+}
+
 #else
 
 /*
- * Elsewhere (32-bit arm, whose Thumb code keeps the frame pointer in r7,
- * the system-call number register, and the rarer architectures) the C
- * library's syscall() does the trap and reports a failure in errno.  A
+ * Elsewhere (the rarer architectures) the C library's syscall() does the
+ * trap and reports a failure in errno.  A
  * task made by a raw clone(CLONE_VM) shares that errno, so it can
  * overwrite the value between the call and the read below.
  */
