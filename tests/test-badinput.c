@@ -708,6 +708,9 @@ static int unwritable_events_array_child(enum bad_array kind)
 {
 	static const struct timespec zero = { 0, 0 }, second = { 1, 0 };
 	int waiting = kind == RO_ARRAY_EMPTY_RING ? 0 : 4;
+	/* Whole pages of this kernel's size (64 KiB on ppc64el), or the
+	 * munmap below would fail and leave the array writable. */
+	const size_t ps = (size_t)sysconf(_SC_PAGESIZE);
 	unsigned char *map, b[4];
 	struct io_event *bad, good[4];
 	struct iocb cbs[4], *p;
@@ -724,19 +727,20 @@ static int unwritable_events_array_child(enum bad_array kind)
 		if (io_submit(ctx, 1, &p) != 1)
 			return 11;
 	}
-	map = mmap(NULL, 8192, PROT_READ | PROT_WRITE,
+	map = mmap(NULL, 2 * ps, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (map == MAP_FAILED)
 		return 12;
 	bad = (struct io_event *)map;
 	if (kind == RO_ARRAY || kind == RO_ARRAY_EMPTY_RING)
-		mprotect(map, 8192, PROT_READ);
+		mprotect(map, 2 * ps, PROT_READ);
 	else if (kind == NONE_ARRAY)
-		mprotect(map, 8192, PROT_NONE);
+		mprotect(map, 2 * ps, PROT_NONE);
 	else {
 		/* Two slots in the last mapped page, the rest beyond it. */
-		munmap(map + 4096, 4096);
-		bad = (struct io_event *)(map + 4096) - 2;
+		if (munmap(map + ps, ps) != 0)
+			return 17;
+		bad = (struct io_event *)(map + ps) - 2;
 	}
 	r = getevents_or_fault(ctx, bad);
 	if (r != 1000 && r != (waiting ? -EFAULT : 0))
