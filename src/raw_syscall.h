@@ -191,7 +191,7 @@ static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
 			 : "+r"(r0), [saved] "=&r"(saved)
 			 : [n] "r"(n), "r"(r1), "r"(r2), "r"(r3), "r"(r4),
 			   "r"(r5)
-			 : "memory");
+			 : "memory", "cc");	/* Thumb-1's mov sets the flags */
 	return r0;
 }
 
