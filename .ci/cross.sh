@@ -1,14 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # CI job "cross": build the library and aio-bench with Debian's cross
-# toolchains and --enable-werror for arm64, armhf, ppc64el, s390x (big
-# endian), riscv64 and i386, and build tests/test-abi-layout against each
-# architecture's own <linux/aio_abi.h> (linux-libc-dev-ARCH-cross, the
+# toolchains and --enable-werror, and build tests/test-abi-layout against
+# the architecture's own <linux/aio_abi.h> (linux-libc-dev-ARCH-cross, the
 # same headers as linux-libc-dev:ARCH): its static assertions pin every
 # offset and size of struct iocb and struct io_event to the kernel's.  The
 # layout program is then also run under qemu-user where it is installed.
+# ARCH-t64 builds the Debian 13 flavour (--enable-t64-name) with
+# -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64, Debian 13's default flags on
+# armhf (not on i386, which kept a 32-bit time_t).
 #
-#   .ci/cross.sh [ARCH...]      (default: all six)
+#   .ci/cross.sh [ARCH[-t64]...]  (ARCH: arm64 armhf ppc64el s390x riscv64
+#                                  i386; default: riscv64 armhf-t64)
+#
+# By default only what the kernels job does not build: riscv64 (no Debian
+# 12 kernel to boot) and the t64 flavour; the kernels job builds arm64,
+# armhf (with the same flags), ppc64el, s390x and i386 and runs the suite
+# on each one's own kernel.
 #
 # Needs (installed when missing, waiting for the dpkg lock):
 # crossbuild-essential-{arm64,armhf,ppc64el,s390x,i386}, and for riscv64
@@ -19,7 +27,7 @@ cd "$(dirname "$0")/.."
 src=$PWD
 # shellcheck source=.ci/chroot-lib.sh
 . .ci/chroot-lib.sh
-archs=${*:-"arm64 armhf ppc64el s390x riscv64 i386"}
+archs=${*:-"riscv64 armhf-t64"}
 base=${BUILD_BASE:-${TMPDIR:-/tmp}/aioreap-cross}
 jobs=$(nproc 2>/dev/null || echo 2)
 
@@ -47,9 +55,9 @@ qemu_of() {
 
 need=(qemu-user-static)
 for a in $archs; do
-	case $a in
+	case ${a%-t64} in
 	riscv64) need+=(gcc-riscv64-linux-gnu libc6-dev-riscv64-cross) ;;
-	*) need+=("crossbuild-essential-$a") ;;
+	*) need+=("crossbuild-essential-${a%-t64}") ;;
 	esac
 done
 ci_need "${need[@]}"
@@ -57,11 +65,13 @@ ci_need "${need[@]}"
 
 failed=0
 results=()
-for a in $archs; do
+for flav in $archs; do
+	a=${flav%-t64} conf=()
+	[ "$a" = "$flav" ] || conf=(--enable-t64-name "CPPFLAGS=-D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64")
 	t=$(triplet "$a")
-	b=$base/$a
+	b=$base/$flav
 	t0=$SECONDS
-	echo "=== $a ($t)"
+	echo "=== $flav ($t${conf[*]:+, ${conf[*]}})"
 	rm -rf "$b" && mkdir -p "$b"
 	rc=0
 	(
@@ -71,14 +81,15 @@ for a in $archs; do
 		# that need neither are built.
 		PKG_CONFIG_LIBDIR=/nonexistent "$src/configure" --quiet \
 			--build="$(gcc -dumpmachine)" --host="$t" --enable-werror \
-			>configure.log 2>&1 || { tail -30 configure.log; exit 1; }
+			${conf[@]+"${conf[@]}"} >configure.log 2>&1 || { tail -30 configure.log; exit 1; }
 		make -j"$jobs" --quiet >make.log 2>&1 || { tail -40 make.log; exit 1; }
 		make -j"$jobs" --quiet tests/test-abi-layout tests/aio-probe >>make.log 2>&1 ||
 			{ tail -40 make.log; exit 1; }
 		hdr=$(echo '#include <linux/aio_abi.h>' | "$t-gcc" -H -fsyntax-only -x c - 2>&1 |
 			grep -m1 'aio_abi\.h' | sed 's/^\.* *//')
 		echo "  <linux/aio_abi.h>: $hdr ($(dpkg -S "$hdr" 2>/dev/null | cut -d: -f1))"
-		echo "  library: $(file -b .libs/libaio.so.1.1.0 | cut -d, -f1-2)"
+		echo "  library: $(file -b -L .libs/libaio.so.1 | cut -d, -f1-2), soname $(readelf -d .libs/libaio.so.1 |
+			sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')"
 		readelf -h tests/test-abi-layout | awk -F: '/Machine|Data/ { gsub(/^ +/, "", $2); printf "  test-abi-layout: %s\n", $2 }'
 		readelf --dyn-syms -W .libs/libaio.so.1 | awk '$0 !~ / UND / && $NF ~ /@/ { print $NF }' |
 			sort > exports.txt
@@ -90,7 +101,7 @@ for a in $archs; do
 			echo "  test-abi-layout under $q: $(echo "$out" | tail -n 1)"
 		fi
 	) || rc=$?
-	results+=("$a: $([ $rc = 0 ] && echo passed || echo FAILED) in $((SECONDS - t0)) s")
+	results+=("$flav: $([ $rc = 0 ] && echo passed || echo FAILED) in $((SECONDS - t0)) s")
 	[ $rc = 0 ] || failed=$((failed + 1))
 done
 echo "=== cross summary"

@@ -34,5 +34,4 @@ EXTRA_DIST += \
 	.ci/chroot-lib.sh \
 	.ci/cross.sh \
 	.ci/kernels.sh \
-	.ci/qemu-user.sh \
 	# EOL
