@@ -2,9 +2,13 @@
 bin_PROGRAMS += aio-bench
 aio_bench_SOURCES = \
 	tools/aio-bench.c \
+	tools/bench-backend.c \
 	tools/bench-file.c \
 	tools/bench-loop.c \
 	tools/bench-reap.c \
+	tools/bench-report.c \
+	tools/bench-stats.c \
+	tools/bench-stats.h \
 	tools/bench-threads.c \
 	tools/bench-util.c \
 	tools/bench-util.h \
