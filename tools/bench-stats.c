@@ -196,8 +196,3 @@ void report_finish(void)
 		}
 	}
 }
-
-int report_missing(void)
-{
-	return nrows == 0;
-}

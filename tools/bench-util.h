@@ -134,7 +134,6 @@ const struct row *row_find(const char *workload, const char *series,
 void report_header(void);
 void report_finish(void);	/* medians, ratios */
 void report_print(void);	/* table, JSON or CSV on stdout */
-int report_missing(void);
 
 /* Extra lines printed under a workload's table (targets, explanations). */
 void report_line(const char *workload, const char *fmt, ...)
