@@ -25,8 +25,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
-# shellcheck source=.ci/chroot-lib.sh
-. .ci/chroot-lib.sh
+# shellcheck source=.ci/lib.sh
+. .ci/lib.sh
 archs=${*:-"riscv64 armhf-t64"}
 base=${BUILD_BASE:-${TMPDIR:-/tmp}/aioreap-cross}
 jobs=$(nproc 2>/dev/null || echo 2)

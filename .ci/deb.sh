@@ -35,8 +35,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
 [ "$(id -u)" = 0 ] || { echo "deb.sh: must run as root (chroot, mounts)"; exit 1; }
-# shellcheck source=.ci/chroot-lib.sh
-. .ci/chroot-lib.sh
+# shellcheck source=.ci/lib.sh
+. .ci/lib.sh
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/aioreap-ci-deb.XXXXXX")
 trap 'rm -rf "$work"' EXIT

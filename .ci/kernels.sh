@@ -34,8 +34,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 src=$PWD
 [ "$(id -u)" = 0 ] || { echo "kernels.sh: must run as root (apt-get, mmdebstrap)"; exit 1; }
-# shellcheck source=.ci/chroot-lib.sh
-. .ci/chroot-lib.sh
+# shellcheck source=.ci/lib.sh
+. .ci/lib.sh
 archs=${*:-"i386 arm64 armhf ppc64el s390x"}
 base=${BUILD_BASE:-${TMPDIR:-/tmp}/aioreap-kernels}
 jobs=$(nproc 2>/dev/null || echo 2)

@@ -34,8 +34,8 @@ autoreconf -fi >/dev/null 2>&1
 default_jobs="check distcheck sanitizers valgrind fuzz buildd cross kernels rpm"
 JOBS=${JOBS:-$default_jobs}
 [ "$JOBS" != all ] || JOBS="$default_jobs deb m32"
-# shellcheck source=.ci/chroot-lib.sh
-. .ci/chroot-lib.sh
+# shellcheck source=.ci/lib.sh
+. .ci/lib.sh
 host_before=$(ci_host_libaio_sums)
 export LIBAIO_SOAK_SECONDS=${LIBAIO_SOAK_SECONDS:-5}
 results=()
