@@ -25,16 +25,19 @@ ci_need() { # package...
 	sh "$(dirname "${BASH_SOURCE[0]}")/../scripts/install-deps.sh" --only $missing
 }
 
-# ci_build DIR [CONFIGURE-ARG...]: a fresh out-of-tree build in DIR, which
-# stays the current directory.  configure's and make's output go to
-# configure.log and build.log there; on a failure their ends are shown.
-ci_build() {
+# ci_configure DIR [CONFIGURE-ARG...]: a fresh out-of-tree configure in
+# DIR, which stays the current directory; its output goes to
+# configure.log there, whose end is shown on a failure.  ci_build also
+# builds (ci_make).
+ci_configure() {
 	local dir=$1
 	shift
 	[ -x "$src/configure" ] || (cd "$src" && autoreconf -fi >/dev/null 2>&1)
 	rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || return 1
 	"$src/configure" --quiet "$@" >configure.log 2>&1 || { tail -n 40 configure.log; return 1; }
-	ci_make all
+}
+ci_build() {
+	ci_configure "$@" && ci_make all
 }
 
 # ci_make [TARGET...]: make in the current build directory, its output
