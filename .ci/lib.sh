@@ -107,6 +107,15 @@ ci_part() {
 	ci_results+=("$name: $([ $rc = 0 ] && echo passed || echo FAILED) in $((SECONDS - t0)) s${ci_note:+: $ci_note}")
 }
 
+# ci_parts_done NAME RAN SKIPPED FAILED [WHERE]: the parts' lines, then
+# the job's closing line (ci_counts); fails if a part failed.
+ci_parts_done() {
+	echo "=== $1 summary"
+	printf '  %s\n' "${ci_results[@]}"
+	ci_counts "$@"
+	[ "$ci_failed" = 0 ]
+}
+
 # ci_arch ARCH: the one table of the Debian architectures the jobs build
 # for.  Sets arch_triplet (the GNU triplet: the cross toolchain's prefix
 # and configure's --host), arch_cross (the packages of that toolchain),
