@@ -24,7 +24,6 @@
 # BUILDD_FLAVOUR=t64 runs the tests in the t64 flavour's build instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-top=$PWD
 [ "$(id -u)" = 0 ] || { echo "buildd.sh: must run as root (chroot, mounts)"; exit 1; }
 # shellcheck source=.ci/lib.sh
 . .ci/lib.sh

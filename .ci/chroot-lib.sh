@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash
 # Sourced by .ci/lib.sh: the part of it for the CI jobs that work in
-# throw-away Debian roots (.ci/deb.sh, .ci/buildd.sh, .ci/kernels.sh).  Nothing here touches the host's installed
-# packages: roots are made by mmdebstrap from Debian's mirror, cached as
-# tarballs, unpacked into a scratch directory for each run, and entered
-# through a private mount namespace (unshare -m), so /proc, /dev and the
-# tmpfs /tmp mounted inside vanish with the process.
+# throw-away Debian roots (.ci/deb.sh, .ci/buildd.sh, .ci/kernels.sh).
+# Nothing here touches the host's installed packages: roots are made by
+# mmdebstrap from Debian's mirror, cached as tarballs, unpacked into a
+# scratch directory for each run, and entered through a private mount
+# namespace (unshare -m), so /proc, /dev and the tmpfs /tmp mounted inside
+# vanish with the process.
 #
 # Environment: AIOREAP_CI_CACHE (default /var/cache/aioreap-ci) holds the
 # tarballs; AIOREAP_CI_MIRROR (default http://deb.debian.org/debian);

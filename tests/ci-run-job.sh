@@ -9,6 +9,7 @@ set -euo pipefail
 script=$top_srcdir/scripts/test-all.sh
 [ -f "$script" ] || { echo "SKIP: no $script"; exit 77; }
 top=$(mktemp -d "${TMPDIR:-/tmp}/run-job.XXXXXX")
+# shellcheck disable=SC2034 # read by the run_job taken from test-all.sh
 joblog=$top/log
 trap 'rm -rf "$top"' EXIT
 results=() failed=0 skipped=0
