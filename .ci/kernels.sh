@@ -224,4 +224,4 @@ total_ran=0 total_skipped=0 total_failed=0
 for a in $archs; do
 	ci_part "$a" run_arch "$a"
 done
-ci_parts_done kernels "$total_ran" "$total_skipped" "$total_failed" "on $(echo "$archs" | wc -w) architectures"
+ci_parts_done kernels "$total_ran" "$total_skipped" "$total_failed" "on $archs"
