@@ -24,10 +24,9 @@
 # BUILDD_FLAVOUR=t64 runs the tests in the t64 flavour's build instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-top=$PWD
 [ "$(id -u)" = 0 ] || { echo "buildd.sh: must run as root (chroot, mounts)"; exit 1; }
-# shellcheck source=.ci/chroot-lib.sh
-. .ci/chroot-lib.sh
+# shellcheck source=.ci/lib.sh
+. .ci/lib.sh
 flavour=${BUILDD_FLAVOUR:-default}
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/aioreap-ci-buildd.XXXXXX")

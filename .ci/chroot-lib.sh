@@ -1,10 +1,12 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# Sourced by the CI jobs that work in throw-away Debian roots (.ci/deb.sh,
-# .ci/buildd.sh, .ci/cross.sh).  Nothing here touches the host's installed
-# packages: roots are made by mmdebstrap from Debian's mirror, cached as
-# tarballs, unpacked into a scratch directory for each run, and entered
-# through a private mount namespace (unshare -m), so /proc, /dev and the
-# tmpfs /tmp mounted inside vanish with the process.
+# shellcheck shell=bash
+# Sourced by .ci/lib.sh: the part of it for the CI jobs that work in
+# throw-away Debian roots (.ci/deb.sh, .ci/buildd.sh, .ci/kernels.sh).
+# Nothing here touches the host's installed packages: roots are made by
+# mmdebstrap from Debian's mirror, cached as tarballs, unpacked into a
+# scratch directory for each run, and entered through a private mount
+# namespace (unshare -m), so /proc, /dev and the tmpfs /tmp mounted inside
+# vanish with the process.
 #
 # Environment: AIOREAP_CI_CACHE (default /var/cache/aioreap-ci) holds the
 # tarballs; AIOREAP_CI_MIRROR (default http://deb.debian.org/debian);
@@ -13,20 +15,6 @@
 ci_cache=${AIOREAP_CI_CACHE:-/var/cache/aioreap-ci}
 ci_mirror=${AIOREAP_CI_MIRROR:-http://deb.debian.org/debian}
 ci_suite=${AIOREAP_CI_SUITE:-bookworm}
-
-# Install host tools the jobs need (never anything the tests compare
-# against): through scripts/install-deps.sh, which waits for the dpkg lock.
-ci_need() { # package...
-	local missing='' p
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-			missing="$missing $p"
-	done
-	[ -z "$missing" ] && return 0
-	echo "=== installing on the host:$missing"
-	# shellcheck disable=SC2086
-	sh "$(dirname "${BASH_SOURCE[0]}")/../scripts/install-deps.sh" --only $missing
-}
 
 # ci_tarball NAME MMDEBSTRAP-ARGS...: path of a cached root tarball,
 # made once with mmdebstrap (the arguments and this file's version are

@@ -33,10 +33,9 @@
 #     host's kernel runs no i386 program.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-top=$PWD
 [ "$(id -u)" = 0 ] || { echo "deb.sh: must run as root (chroot, mounts)"; exit 1; }
-# shellcheck source=.ci/chroot-lib.sh
-. .ci/chroot-lib.sh
+# shellcheck source=.ci/lib.sh
+. .ci/lib.sh
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/aioreap-ci-deb.XXXXXX")
 trap 'rm -rf "$work"' EXIT
@@ -104,8 +103,6 @@ EOF
 # would depend on, put the distribution's packages from /dist back, and
 # run prog and fio on them.  $1: the runtime package, libaio1 or libaio1t64.
 cat > "$work/downgrade.sh" <<'EOF'
-set -eu
-cd /ci
 runtime=$1
 dist=$(dpkg-deb -f /dist/${runtime}_*.deb Version)
 gcc -Wall -Werror -o prog prog.c $(pkg-config --cflags --libs libaio)
@@ -162,6 +159,19 @@ run_autopkgtest() {
 	[ "$rc" = 0 ] || { tail -n 40 "$work/autopkgtest.log"; echo "autopkgtest: exit $rc"; return 1; }
 }
 
+# fresh_root TARBALL FILE...: $root unpacked anew, with FILE... in its /ci.
+fresh_root() {
+	ci_unpack "$1" "$root"
+	shift
+	mkdir -p "$root/ci"
+	cp "$@" "$root/ci/"
+}
+# in_root SCRIPT [ARG...]: the root's /ci/SCRIPT, run from /ci with set -eu
+# and with apt asking nothing.
+in_root() {
+	ci_in_root "$root" "cd /ci && export DEBIAN_FRONTEND=noninteractive && sh -eu /ci/$*"
+}
+
 # Hooks shared by the roots: Debian's own libaio packages saved in /dist
 # (to put back later), and no man-db index rebuild at every install.
 dist_hook() { # package...
@@ -174,12 +184,8 @@ tar=$(ci_tarball run --variant=apt \
 	--include=fio,qemu-utils,gcc,libc6-dev,pkgconf,man-db,dpkg-dev,apt-utils \
 	"$(dist_hook libaio1 libaio-dev)" "$nomandb")
 root=$work/root
-ci_unpack "$tar" "$root"
-mkdir -p "$root/ci"
-cp "${plain[@]}" "$work/prog.c" "$work/downgrade.sh" "$root/ci/"
+fresh_root "$tar" "${plain[@]}" "$work/prog.c" "$work/downgrade.sh"
 cat > "$root/ci/test1.sh" <<'EOF'
-set -eu
-cd /ci
 echo "=== before: $(dpkg-query -W libaio1)"
 dpkg -i ./libaio1_*.deb ./libaio-dev_*.deb
 echo "=== after:  $(dpkg-query -W libaio1 libaio-dev | tr '\n' ' ')"
@@ -227,21 +233,16 @@ cat qemu-io.out
 rm -f /var/tmp/q.img
 EOF
 echo "=== 1. libaio1 $v12 over Debian 12's libaio1"
-ci_in_root "$root" "sh /ci/test1.sh"
+in_root test1.sh
 echo "=== 1. autopkgtest (chroot backend)"
 run_autopkgtest "$root" default "${plain[@]}"
 echo "=== 1. a program built against ours; Debian 12's packages put back"
-ci_in_root "$root" "sh /ci/downgrade.sh libaio1"
+in_root downgrade.sh libaio1
 took "part 1"
 
 # --- 2. libaio1t64 replaces Debian 12's libaio1 ---------------------------
-ci_unpack "$tar" "$root"
-mkdir -p "$root/ci"
-cp "${t64[@]}" "$root/ci/"
+fresh_root "$tar" "${t64[@]}"
 cat > "$root/ci/test2.sh" <<'EOF'
-export DEBIAN_FRONTEND=noninteractive
-set -eu
-cd /ci
 echo "=== before: $(dpkg-query -W libaio1 fio | tr '\n' ' ')"
 apt-get install -y -q /ci/libaio1t64_*.deb /ci/libaio-dev_*.deb
 dpkg-query -W -f='${Package} ${Version} ${db:Status-Abbrev}\n' libaio1t64 libaio-dev fio libaio1 2>&1 || true
@@ -256,20 +257,15 @@ fio --name=t64 --filename=/var/tmp/fio.dat --size=8M --rw=randrw --bs=4k \
 	--output-format=terse --terse-version=3 | cut -d';' -f5 | grep -qx 0
 EOF
 echo "=== 2. libaio1t64 $v13 replaces Debian 12's libaio1"
-ci_in_root "$root" "sh /ci/test2.sh"
+in_root test2.sh
 took "part 2"
 
 # --- 3. libaio1t64 over Debian 13's, autopkgtest, downgrade --------------
 tar13=$(ci_suite=trixie ci_tarball run --variant=apt \
 	--include=fio,gcc,libc6-dev,pkgconf,libaio-dev,dpkg-dev,apt-utils \
 	"$(dist_hook libaio1t64 libaio-dev)" "$nomandb")
-ci_unpack "$tar13" "$root"
-mkdir -p "$root/ci"
-cp "${t64[@]}" "$work/prog.c" "$work/downgrade.sh" "$root/ci/"
+fresh_root "$tar13" "${t64[@]}" "$work/prog.c" "$work/downgrade.sh"
 cat > "$root/ci/test3.sh" <<'EOF'
-export DEBIAN_FRONTEND=noninteractive
-set -eu
-cd /ci
 echo "=== before: $(dpkg-query -W libaio1t64 libaio-dev fio | tr '\n' ' ')"
 apt-get install -y -q /ci/libaio1t64_*.deb /ci/libaio-dev_*.deb
 echo "=== after: $(dpkg-query -W libaio1t64 libaio-dev fio | tr '\n' ' ')"
@@ -283,11 +279,11 @@ echo "fio: $lib -> $(readlink -f "$lib")"
 grep -q AIOREAP_1.0 "$(readlink -f "$lib")"
 EOF
 echo "=== 3. libaio1t64 $v13 over Debian 13's libaio1t64"
-ci_in_root "$root" "sh /ci/test3.sh"
+in_root test3.sh
 echo "=== 3. autopkgtest (chroot backend)"
 run_autopkgtest "$root" t64 "${t64[@]}"
 echo "=== 3. a program built against ours; Debian 13's packages put back"
-ci_in_root "$root" "sh /ci/downgrade.sh libaio1t64"
+in_root downgrade.sh libaio1t64
 took "part 3"
 
 # --- 4. amd64 and i386 together, the i386 program run in a VM ------------
@@ -305,9 +301,7 @@ fi
 tar=$(ci_tarball multiarch --variant=apt --architectures="$arch,i386" \
 	--include="libaio1:$arch,libaio1:i386,mount,gcc-multilib" \
 	"$(dist_hook "libaio1:$arch" libaio1:i386)")
-ci_unpack "$tar" "$root"
-mkdir -p "$root/ci"
-cp "${plain[@]}" "${multi[@]}" "$work/prog.c" "$root/ci/"
+fresh_root "$tar" "${plain[@]}" "${multi[@]}" "$work/prog.c"
 cp /usr/include/libaio.h "$root/ci/"	# the host's Debian 12 libaio-dev
 ma64=$(dpkg-architecture -a"$arch" -qDEB_HOST_MULTIARCH)
 ma32=$(dpkg-architecture -ai386 -qDEB_HOST_MULTIARCH)
@@ -317,9 +311,6 @@ ci_in_root "$root" "cd /ci &&
 	gcc -O2 -Wall -Werror -I. -o prog-$arch prog.c /usr/lib/$ma64/libaio.so.1 &&
 	gcc -m32 -O2 -Wall -Werror -I. -o prog-i386 prog.c /usr/lib/$ma32/libaio.so.1"
 cat > "$root/ci/test4.sh" <<'EOF'
-export DEBIAN_FRONTEND=noninteractive
-set -eu
-cd /ci
 echo "=== before: $(dpkg-query -W 'libaio1:*' | tr '\n' ' ')"
 echo "=== apt, asked for the amd64 package alone, would remove the other:"
 apt-get -s install ./libaio1_*_amd64.deb 2>&1 | grep -E '^(Inst|Remv) libaio1' | tee apt-one.out
@@ -335,7 +326,7 @@ for f in /usr/lib/*/libaio.so.1; do
 done
 EOF
 echo "=== 4. libaio1 $v12 for amd64 and i386 over Debian 12's, in one apt call"
-ci_in_root "$root" "sh /ci/test4.sh"
+in_root test4.sh
 # The VM: Debian 12's kernel (IA32 emulation on), this root unpacked from
 # an initramfs, /init running both programs and powering off.
 ktar=$(ci_tarball kernel --variant=extract --include=linux-image-amd64 \
@@ -371,9 +362,6 @@ done
 # Going back is the same: both architectures in one call (apt removes
 # our libaio-dev, which needs our libaio1); the amd64 program runs here.
 cat > "$root/ci/back4.sh" <<EOF
-export DEBIAN_FRONTEND=noninteractive
-set -eu
-cd /ci
 apt-get install -y -q --allow-downgrades /dist/libaio1_*_$arch.deb /dist/libaio1_*_i386.deb |
 	grep -E '^(Remv|Removing|Setting up)'
 dpkg-query -W -f='\${binary:Package} \${Version} \${db:Status-Abbrev}\n' 'libaio1:*' | tee back.out
@@ -383,7 +371,7 @@ dpkg-query -W -f='\${binary:Package} \${Version} \${db:Status-Abbrev}\n' 'libaio
 ./prog-$arch | grep -q 'libaio /usr/lib/$(dpkg-architecture -a"$arch" -qDEB_HOST_MULTIARCH)/libaio.so.1.0.2$'
 EOF
 echo "=== 4. Debian 12's libaio1 for amd64 and i386 put back, in one apt call"
-ci_in_root "$root" "sh /ci/back4.sh"
+in_root back4.sh
 took "part 4"
 rm -rf "$root"
 echo "=== deb job passed"

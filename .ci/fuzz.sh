@@ -7,17 +7,16 @@
 #   FUZZ_SECONDS=600 bash .ci/fuzz.sh          # a longer run
 #   BUILD=/tmp/build-fuzz (default)  CC=clang (default)
 set -euo pipefail
-src=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=.ci/lib.sh
+. "$(dirname "$0")/lib.sh"
 BUILD=${BUILD:-/tmp/build-fuzz}
 CC=${CC:-clang}
 secs=${FUZZ_SECONDS:-30}
 command -v "$CC" >/dev/null || { echo "fuzz: $CC not found"; exit 77; }
-mkdir -p "$BUILD"
-cd "$BUILD"
 # Only config.h is needed from configure.
-[ config.h -nt "$src/configure" ] || "$src/configure" --quiet CC="$CC" >configure.log 2>&1 ||
-	{ tail -30 configure.log; exit 1; }
+if [ "$BUILD/config.h" -nt "$src/configure" ]; then cd "$BUILD"; else ci_configure "$BUILD" CC="$CC"; fi
 
+# shellcheck disable=SC2054 # the commas are -fsanitize's
 flags=(-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
 	-I"$BUILD" -I"$src/src" -I"$src/include")
@@ -40,4 +39,4 @@ for t in ring args; do
 		fuzz-$t.log | head -20
 	[ $rc = 0 ] || { tail -60 fuzz-$t.log; exit 1; }
 done
-echo "fuzz: no crash"
+ci_counts fuzz 2 0 0 "(fuzz-ring, fuzz-args: $secs s each, no crash)"

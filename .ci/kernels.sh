@@ -32,68 +32,27 @@
 # BUILD_BASE (default $TMPDIR/aioreap-kernels) holds the builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-src=$PWD
 [ "$(id -u)" = 0 ] || { echo "kernels.sh: must run as root (apt-get, mmdebstrap)"; exit 1; }
-# shellcheck source=.ci/chroot-lib.sh
-. .ci/chroot-lib.sh
+# shellcheck source=.ci/lib.sh
+. .ci/lib.sh
 archs=${*:-"i386 arm64 armhf ppc64el s390x"}
 base=${BUILD_BASE:-${TMPDIR:-/tmp}/aioreap-kernels}
-jobs=$(nproc 2>/dev/null || echo 2)
 # Two of the library's six modes: natively, and with every fallback forced
 # (LIBAIO_DISABLE=all); all six would take three times as long under TCG.
 # KERNELS_MODES="native poll pgetevents ring all seccomp-pgetevents" runs
 # them all.
-default_modes="native all"
+modes=${KERNELS_MODES:-"native all"}
 
-# The GNU triplet of a Debian architecture: its cross toolchain's prefix.
-arch_triplet() {
-	case $1 in
-	arm64) echo aarch64-linux-gnu ;;
-	armhf) echo arm-linux-gnueabihf ;;
-	ppc64el) echo powerpc64le-linux-gnu ;;
-	s390x) echo s390x-linux-gnu ;;
-	i386) echo i686-linux-gnu ;;
-	*) echo "arch_triplet: unknown architecture $1" >&2; return 1 ;;
-	esac
-}
-
-# The one table: kernel package flavour, qemu command line, console,
-# uname -m, page size, byte order, extra configure arguments, modes.
-arch_row() {
-	kflav='' qemu='' con='' mach='' page=4096 endian=little conf='' modes=$default_modes
-	case $1 in
-	i386) kflav=686-pae con=ttyS0 mach=i686
-		qemu="qemu-system-i386 -M pc -cpu max" ;;
-	arm64) kflav=arm64 con=ttyAMA0 mach=aarch64
-		qemu="qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on" ;;
-	armhf) kflav=armmp-lpae con=ttyAMA0 mach=armv7l
-		qemu="qemu-system-arm -M virt -cpu cortex-a15"
-		conf="CPPFLAGS=-D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64" ;;
-	ppc64el) kflav=powerpc64le con=hvc0 mach=ppc64le page=65536
-		# No USB, display or firmware-side mitigations TCG lacks.
-		qemu="qemu-system-ppc64 -M pseries,usb=off,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off -vga none" ;;
-	s390x) kflav=s390x con=ttysclp0 mach=s390x endian=big
-		qemu="qemu-system-s390x -M s390-ccw-virtio -cpu max" ;;
-	*) echo "kernels.sh: no recipe for $1" >&2; return 1 ;;
-	esac
-	modes=${KERNELS_MODES:-$modes}
-}
-
-need=(mmdebstrap cpio)
+need="mmdebstrap cpio"
 for a in $archs; do
-	arch_row "$a"
-	# Each of these removes gcc-multilib (Debian 12's cross compilers
-	# conflict with it): the m32 job, which needs it, runs first.
-	need+=("crossbuild-essential-$a")
-	case $a in
-	i386) need+=(qemu-system-x86) ;;
-	arm64|armhf) need+=(qemu-system-arm) ;;
-	ppc64el) need+=(qemu-system-ppc) ;;
-	s390x) need+=(qemu-system-misc) ;;
-	esac
+	ci_arch "$a"
+	[ -n "$arch_kflav" ] || { echo "kernels.sh: no Debian 12 kernel for $a"; exit 1; }
+	# Each crossbuild-essential removes gcc-multilib (Debian 12's cross
+	# compilers conflict with it): the m32 job, which needs it, runs first.
+	need="$need $arch_cross $arch_qemu_pkg"
 done
-ci_need $(printf '%s\n' "${need[@]}" | sort -u)
-[ -x "$src/configure" ] || (cd "$src" && autoreconf -fi)
+# shellcheck disable=SC2046,SC2086
+ci_need $(printf '%s\n' $need | sort -u)
 
 # The guest's /init (busybox sh).  /t/env names the programs and modes.
 guest_init() {
@@ -147,35 +106,28 @@ copy_libs() {
 	done
 }
 
-# report ARCH LOG: check the guest's identity and count what ran.  Prints
-# one summary line; returns 1 when anything failed or skipped.
+# report ARCH LOG: check the guest's identity and count what ran (into
+# ci_note and the totals); returns 1 when anything failed or skipped.
 report() {
 	local a=$1 raw=$2 log=$2.txt bad=0 id ran skipped failed
-	arch_row "$a"
 	# The kernel may write to the console in the middle of a line of ours:
 	# every "@@ " marker starts a line of its own here.
 	tr -d '\r' <"$raw" | sed 's/.*@@ /@@ /' >"$log"
-	id=$(sed -n 's/^@@ machine //p' "$log" | tr -d '\r')
-	echo "  booted: $(sed -n 's/^@@ version //p' "$log" | tr -d '\r')"
+	id=$(sed -n 's/^@@ machine //p' "$log")
+	echo "  booted: $(sed -n 's/^@@ version //p' "$log")"
 	# shellcheck disable=SC2086
 	set -- $id
 	# MACHINE release RELEASE page BYTES endian ORDER cpus N
-	[ "${1:-}" = "$mach" ] || { echo "  FAILED: uname -m is '${1:-?}', not $mach"; bad=1; }
+	[ "${1:-}" = "$arch_mach" ] || { echo "  FAILED: uname -m is '${1:-?}', not $arch_mach"; bad=1; }
 	[ "${3:-}" = "$release" ] || { echo "  FAILED: kernel '${3:-?}' is not the package's $release"; bad=1; }
-	[ "${5:-}" = "$page" ] || { echo "  FAILED: page size ${5:-?}, not $page"; bad=1; }
-	[ "${7:-}" = "$endian" ] || { echo "  FAILED: ${7:-?}-endian, not $endian"; bad=1; }
+	[ "${5:-}" = "$arch_page" ] || { echo "  FAILED: page size ${5:-?}, not $arch_page"; bad=1; }
+	[ "${7:-}" = "$arch_endian" ] || { echo "  FAILED: ${7:-?}-endian, not $arch_endian"; bad=1; }
 	[ "${9:-}" = 2 ] || { echo "  FAILED: ${9:-?} CPUs, not 2"; bad=1; }
 	grep -q '^@@ done' "$log" || { echo "  FAILED: the guest did not finish"; tail -n 40 "$log"; bad=1; }
-	# Tests: each Check test in each mode, and each plain program's run.
-	# A mode of a plain program, or of a Check program that died before
-	# its summary, counts as one test.
-	read -r ran failed <<<"$(tr -d '\r' <"$log" | awk '
-		/^[0-9]+%: Checks: / { gsub(/,/, ""); r += $3; f += $5 + $7; sum = 1; next }
-		/^== mode .*: exit / { if (!sum) { r++; if ($NF != 0 && $NF != 77) f++ } sum = 0 }
-		END { print r + 0, f + 0 }')"
+	read -r ran skipped failed <<<"$(ci_mode_counts "$log")"
 	# Whole programs (exit 77) and the tests that skip themselves, in the
 	# programs' output only (ppc64el's boot says "prom_hold_cpus: skipped").
-	skips=$(tr -d '\r' <"$log" | sed -n '/^@@ begin /,/^@@ end /p' | grep -E '^SKIP|: exit 77$|skipped|no seccomp filter' |
+	skips=$(sed -n '/^@@ begin /,/^@@ end /p' "$log" | grep -E '^SKIP|: exit 77$|skipped|no seccomp filter' |
 		grep -v ' 0 skipped under valgrind$' || true)
 	skipped=$(printf '%s' "$skips" | grep -c . || true)
 	if [ "$skipped" != 0 ]; then
@@ -187,54 +139,46 @@ report() {
 	while read -r p rc; do
 		[ "$rc" = 0 ] && continue
 		echo "==== $a: $p exited $rc"
-		tr -d '\r' <"$log" | sed -n "/^@@ begin $p\$/,/^@@ end $p /p" | tail -n 60
+		sed -n "/^@@ begin $p\$/,/^@@ end $p /p" "$log" | tail -n 60
 		bad=1
-	done < <(tr -d '\r' <"$log" | sed -n 's/^@@ end \([^ ]*\) rc \([0-9]*\) .*/\1 \2/p')
-	summary="$a: kernel $release, page $((page / 1024)) KiB, $endian-endian, $(echo "$modes" | wc -w) modes: $ran tests run, $skipped skipped, $failed failed"
+	done < <(sed -n 's/^@@ end \([^ ]*\) rc \([0-9]*\) .*/\1 \2/p' "$log")
+	ci_note="kernel $release, page $((arch_page / 1024)) KiB, $arch_endian-endian, $(echo "$modes" | wc -w) modes: $ran tests run, $skipped skipped, $failed failed"
+	total_ran=$((total_ran + ran)) total_skipped=$((total_skipped + skipped)) total_failed=$((total_failed + failed))
 	return $bad
 }
 
 run_arch() {
-	local a=$1 t ma root b st tar k prog p
-	arch_row "$a"
-	t=$(arch_triplet "$a")
+	local a=$1 t ma root b st tar k prog p inc=$base/checkinc-$1
+	ci_arch "$a"
+	t=$arch_triplet
 	ma=$("$t-gcc" -print-multiarch)
+	# shellcheck disable=SC2016 # $1 is the root, in mmdebstrap's hook
 	tar=$(ci_tarball "kernel-$a" --variant=extract --architectures="$a" \
-		--include="linux-image-$kflav,busybox-static,check,libsubunit0,libc6,libgcc-s1" \
+		--include="linux-image-$arch_kflav,busybox-static,check,libsubunit0,libc6,libgcc-s1" \
 		--extract-hook='rm -rf "$1/lib/modules" "$1/usr/lib/modules" "$1/usr/lib/linux-image-"* "$1/usr/share/doc" "$1/usr/share/man" "$1/usr/share/locale"')
 	root=$base/root-$a
 	ci_unpack "$tar" "$root"
+	# shellcheck disable=SC2012 # one plain name, vmlinuz-RELEASE
 	k=$(ls "$root"/boot/vmlinu[xz]-* | head -n 1)
 	release=${k##*/vmlinu?-}
 
 	b=$base/build-$a
-	rm -rf "$b" && mkdir -p "$b/checkinc"
-	cp "$root/usr/include/check.h" "$b/checkinc/"
-	cp "$root/usr/include/check_stdint.h" "$b/checkinc/" 2>/dev/null ||
-		cp "$root/usr/include/$ma/check_stdint.h" "$b/checkinc/"
+	rm -rf "$inc" && mkdir -p "$inc"
+	cp "$root/usr/include/check.h" "$inc/"
+	cp "$root/usr/include/check_stdint.h" "$inc/" 2>/dev/null ||
+		cp "$root/usr/include/$ma/check_stdint.h" "$inc/"
 	(
-		cd "$b"
-		# shellcheck disable=SC2086
-		"$src/configure" --quiet --build="$(gcc -dumpmachine)" --host="$t" \
+		ci_build "$b" --build="$(gcc -dumpmachine)" --host="$t" \
 			--enable-werror PKG_CONFIG_LIBDIR=/nonexistent \
-			CHECK_CFLAGS="-I$b/checkinc -pthread" \
+			CHECK_CFLAGS="-I$inc -pthread" \
 			CHECK_LIBS="-L$root/usr/lib/$ma -lcheck_pic -lsubunit -lrt -lm" \
 			LDFLAGS="-Wl,-rpath-link,$root/usr/lib/$ma -Wl,-rpath-link,$root/lib/$ma" \
-			${conf:+"$conf"} >configure.log 2>&1 || { tail -30 configure.log; exit 1; }
+			${arch_conf:+"$arch_conf"} || exit 1
 		grep -q 'S\["HAVE_CHECK_TRUE"\]=""' config.status ||
 			{ echo "Check not usable for $a"; exit 1; }
-		make -j"$jobs" --quiet >make.log 2>&1 && make -j"$jobs" --quiet check TESTS= >>make.log 2>&1 ||
-			{ tail -40 make.log; exit 1; }
-		readelf --dyn-syms -W .libs/libaio.so.1 | awk '$0 !~ / UND / && $NF ~ /@/ { print $NF }' |
-			sort >exports.txt
-		echo "  built ${conf:-with the default flags}: $(readelf -h .libs/libaio.so.1 |
+		ci_make check TESTS= && ci_exports .libs/libaio.so.1 || exit 1
+		echo "  built ${arch_conf:-with the default flags}: $(readelf -h .libs/libaio.so.1 |
 			sed -n 's/^ *Machine: *//p'), $(wc -l <exports.txt) versioned exports"
-		# 32-bit: the time64 node beside the native-time_t entry points.
-		if [ "$(echo __SIZEOF_LONG__ | "$t-gcc" -E -P -x c -)" = 4 ]; then
-			for s in io_getevents@@LIBAIO_0.4 io_getevents_time64@@LIBAIO_0.6 io_pgetevents_time64@@LIBAIO_0.6; do
-				grep -qx "$s" exports.txt || { echo "  $s is not exported"; exit 1; }
-			done
-		fi
 	) || return 1
 
 	# The initramfs.
@@ -269,28 +213,15 @@ EOF
 
 	echo "  booting $release ($(du -k "$b/initramfs.cpio" | cut -f1) KiB initramfs; modes: $modes)"
 	# shellcheck disable=SC2086
-	timeout "${KERNELS_TIMEOUT:-900}" $qemu -smp 2 -m 1024 -nodefaults -nographic \
+	timeout "${KERNELS_TIMEOUT:-900}" $arch_qemu -smp 2 -m 1024 -nodefaults -nographic \
 		-serial stdio -no-reboot -kernel "$k" -initrd "$b/initramfs.cpio" \
-		-append "console=$con quiet panic=-1" >"$b/console.log" 2>&1 </dev/null ||
+		-append "console=$arch_con quiet panic=-1" >"$b/console.log" 2>&1 </dev/null ||
 		echo "  qemu exited with $? (124: timeout)"
 	report "$a" "$b/console.log"
 }
 
-failed=0
-results=()
 total_ran=0 total_skipped=0 total_failed=0
 for a in $archs; do
-	t0=$SECONDS
-	echo "=== $a"
-	summary="$a: not run"
-	rc=0
-	run_arch "$a" || rc=$?
-	results+=("$summary, $([ $rc = 0 ] && echo passed || echo FAILED) in $(((SECONDS - t0 + 30) / 60)) min ($((SECONDS - t0)) s)")
-	set -- $(echo "$summary" | sed -n 's/.*: \([0-9]*\) tests run, \([0-9]*\) skipped, \([0-9]*\) failed/\1 \2 \3/p') 0 0 0
-	total_ran=$((total_ran + $1)) total_skipped=$((total_skipped + $2)) total_failed=$((total_failed + $3))
-	[ $rc = 0 ] || failed=$((failed + 1))
+	ci_part "$a" run_arch "$a"
 done
-echo "=== kernels summary"
-printf '  %s\n' "${results[@]}"
-echo "kernels: $total_ran tests run, $total_skipped skipped, $total_failed failed on $(echo "$archs" | wc -w) architectures ($failed failed)"
-[ $failed = 0 ]
+ci_parts_done kernels "$total_ran" "$total_skipped" "$total_failed" "on $archs"

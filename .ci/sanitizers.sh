@@ -14,19 +14,17 @@
 #   CC=gcc bash .ci/sanitizers.sh     # default clang, gcc works too
 #   SAN_JOBS="asan" or "tsan"         # one half only
 set -euo pipefail
-src=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=.ci/lib.sh
+. "$(dirname "$0")/lib.sh"
 CC=${CC:-clang}
 ASAN_BUILD=${ASAN_BUILD:-/tmp/build-asan}
 TSAN_BUILD=${TSAN_BUILD:-/tmp/build-tsan}
 SAN_JOBS=${SAN_JOBS:-"asan tsan"}
 export LIBAIO_SOAK_SECONDS=${LIBAIO_SOAK_SECONDS:-5}
-[ -x "$src/configure" ] || (cd "$src" && autoreconf -fi >/dev/null 2>&1)
+ran=0 skipped=0 failed=0
 
 build() {	# dir, flags
-	rm -rf "$1" && mkdir -p "$1" && cd "$1"
-	"$src/configure" --quiet CC="$CC" CFLAGS="$2" LDFLAGS="$2" \
-		--disable-valgrind >configure.log 2>&1 || { tail -40 configure.log; return 1; }
-	make -j2 --quiet >build.log 2>&1 || { tail -40 build.log; return 1; }
+	ci_build "$1" CC="$CC" CFLAGS="$2" LDFLAGS="$2" --disable-valgrind
 }
 
 job_asan() {
@@ -41,21 +39,14 @@ job_asan() {
 	# (abi-symbols: the sanitizer runtime's), or run valgrind or strace
 	# on it (reaper-valgrind, poll-strace); they run in the plain job.
 	local progs
-	# The Check programs among the tests (check_PROGRAMS also holds helpers
-	# that only the shell tests run, such as tests/aio-probe).
-	progs=$(printf 'print:\n\t@echo $(TESTS)\n' |
-		make -s -f Makefile -f - print | tr ' ' '\n' | grep -v '\.sh$' |
-		sed 's/\$(EXEEXT)//g' | tr '\n' ' ')
+	progs=$(ci_check_programs)
 	echo "programs: $progs"
-	if ! make -j2 check TESTS="$progs" >check.log 2>&1; then
-		grep -E '^(FAIL|ERROR|XPASS)' check.log || true
-		for l in tests/*.log; do
-			grep -l -E 'ERROR: (Address|Leak)Sanitizer|runtime error|exit [1-9]' "$l" 2>/dev/null
-		done | head -5 | xargs -r tail -60
-		return 1
-	fi
+	make -j"$ci_jobs" check TESTS="$progs" >check.log 2>&1 ||
+		{ grep -E '^(FAIL|ERROR|XPASS)' check.log; ci_failed_logs; return 1; }
 	grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR)' check.log
-	! grep -l -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' tests/*.log
+	# A report in a test that passed anyway fails the job too.
+	if grep -l -E 'ERROR: (Address|Leak)Sanitizer|runtime error:' tests/*.log; then return 1; fi
+	read -r ran skipped failed <<<"$(ci_suite_counts check.log)"
 }
 
 job_tsan() {
@@ -66,8 +57,8 @@ job_tsan() {
 	# conflicts).  The suppression file is for genuinely invisible
 	# orderings only; see .ci/tsan.supp for what is in it and why.
 	export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$src/.ci/tsan.supp"
-	make -j2 --quiet tests/test-reaper tests/test-soak tests/test-edges tests/test-poll >>build.log 2>&1
-	local t rc=0
+	ci_make tests/test-reaper tests/test-soak tests/test-edges tests/test-poll
+	local t rc=0 r s f
 	for t in test-reaper test-soak test-edges test-poll; do
 		echo "--- $t"
 		"$src/tests/all-modes.sh" "./tests/$t" \
@@ -77,12 +68,13 @@ job_tsan() {
 			grep -A30 'WARNING: ThreadSanitizer' "$t-tsan.log" | head -60
 			rc=1
 		fi
+		read -r r s f <<<"$(ci_mode_counts "$t-tsan.log")"
+		ran=$((ran + r)) skipped=$((skipped + s)) failed=$((failed + f))
 	done
 	return $rc
 }
 
-t0=$SECONDS
 for j in $SAN_JOBS; do
 	"job_$j"
 done
-echo "sanitizers: passed in $((SECONDS - t0)) s"
+ci_counts sanitizers "$ran" "$skipped" "$failed" "($SAN_JOBS)"

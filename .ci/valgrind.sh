@@ -31,22 +31,15 @@
 #    skip themselves under RUNNING_ON_VALGRIND.
 # The suite runs sequentially here.
 set -euo pipefail
-src=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=.ci/lib.sh
+. "$(dirname "$0")/lib.sh"
 BUILD=${BUILD:-/tmp/build-vg}
 export LIBAIO_SOAK_SECONDS=${LIBAIO_SOAK_SECONDS:-5}
 command -v valgrind >/dev/null || { echo "valgrind: not installed"; exit 77; }
-[ -x "$src/configure" ] || (cd "$src" && autoreconf -fi >/dev/null 2>&1)
-t0=$SECONDS
-rm -rf "$BUILD" && mkdir -p "$BUILD" && cd "$BUILD"
-"$src/configure" --quiet --enable-valgrind CFLAGS="-g -O1" >configure.log 2>&1 ||
-	{ tail -40 configure.log; exit 1; }
-make -j2 --quiet >build.log 2>&1 || { tail -40 build.log; exit 1; }
-# The Check programs among the tests (check_PROGRAMS also holds helpers
-# that only the shell tests run, such as tests/aio-probe).
-progs=$(printf 'print:\n\t@echo $(TESTS)\n' |
-	make -s -f Makefile -f - print | tr ' ' '\n' | grep -v '\.sh$' |
-	sed 's/\$(EXEEXT)//g' | tr '\n' ' ')
-make -j2 --quiet $progs >>build.log 2>&1
+ci_build "$BUILD" --enable-valgrind CFLAGS="-g -O1"
+progs=$(ci_check_programs)
+# shellcheck disable=SC2086
+ci_make $progs
 for s in ${VALGRIND_SKIP-tests/test-api tests/test-reaper}; do
 	progs=$(echo " $progs " | sed "s| $s | |")
 done
@@ -60,7 +53,8 @@ for mode in pgetevents poll,pgetevents,ring; do
 	fi
 	grep -E '^# (TOTAL|PASS|FAIL|ERROR)' "vg-$mode.log" || true
 	# Keep each mode's per-test logs.
-	mkdir -p "logs-$mode" && cp tests/*.log "logs-$mode/" 2>/dev/null || true
+	mkdir -p "logs-$mode"
+	cp tests/*.log "logs-$mode/" 2>/dev/null || true
 	grep -h -E 'ERROR SUMMARY|definitely lost' tests/*.log | sort | uniq -c
 	if [ $rc != 0 ]; then
 		grep -l -E 'ERROR SUMMARY: [1-9]|impossible' tests/*.log | head -3 |
@@ -86,5 +80,6 @@ if [ $rc = 0 ]; then
 	done
 fi
 unset LIBAIO_DISABLE
-echo "valgrind: $([ $rc = 0 ] && echo passed || echo FAILED) in $((SECONDS - t0)) s"
-exit $rc
+[ $rc = 0 ] || exit 1
+# shellcheck disable=SC2046
+ci_counts valgrind $(ci_suite_counts vg-*.log) "(memcheck)"

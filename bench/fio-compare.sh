@@ -21,7 +21,9 @@
 set -u
 
 builddir=${1:-${AIO_BUILDDIR:-.}}
-ours=$builddir/.libs/libaio.so.1
+name=fio-compare tool=fio
+# shellcheck source=bench/compare-lib.sh disable=SC2034 # read there
+. "$(dirname "$0")/compare-lib.sh"
 runtime=${FIO_RUNTIME:-3}
 reps=${FIO_REPS:-3}
 dir=${FIO_DIR:-/dev/shm}
@@ -31,17 +33,7 @@ loopdir=${FIO_LOOP_DIR:-/var/tmp}
 loopdepths=${FIO_LOOP_DEPTHS:-"1 32 128"}
 loopdev=
 
-die() { echo "fio-compare: $*" >&2; exit 1; }
-
-command -v fio >/dev/null 2>&1 || { echo "fio-compare: fio not installed: skipped"; exit 77; }
 command -v python3 >/dev/null 2>&1 || die "python3 is needed to read fio's JSON"
-[ -e "$ours" ] || die "$ours not found (give the build directory)"
-if [ -z "${STOCK_LIBAIO:-}" ]; then
-	for d in /usr/lib/x86_64-linux-gnu /lib/x86_64-linux-gnu /usr/lib64 /usr/lib; do
-		[ -e "$d/libaio.so.1" ] && STOCK_LIBAIO=$d/libaio.so.1 && break
-	done
-fi
-[ -e "${STOCK_LIBAIO:-}" ] || die "no stock libaio.so.1 (set STOCK_LIBAIO)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/fio-compare.XXXXXX") || die "mktemp failed"
 file=$dir/fio-compare.$$
@@ -53,17 +45,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
-mkdir "$work/stock" "$work/ours"
-ln -s "$(readlink -f "$STOCK_LIBAIO")" "$work/stock/libaio.so.1"
-ln -s "$(readlink -f "$ours")" "$work/ours/libaio.so.1"
-
-fio_bin=$(command -v fio)
-for lib in stock ours; do
-	got=$(LD_LIBRARY_PATH=$work/$lib ldd "$fio_bin" | awk '/libaio\.so\.1/ {print $3}')
-	[ "$(readlink -f "$got")" = "$(readlink -f "$work/$lib/libaio.so.1")" ] ||
-		die "fio would load $got, not the $lib library"
-	echo "$lib: $(readlink -f "$work/$lib/libaio.so.1")"
-done
+compare_dirs "$work"
 echo "fio: $(fio --version), kernel $(uname -r), file $file ($size), ${runtime}s per run, $reps reps"
 
 # Lay the file out once, so every run reads the same page-cache pages.

@@ -14,33 +14,15 @@
 set -u
 
 builddir=${1:-${AIO_BUILDDIR:-.}}
-ours=$builddir/.libs/libaio.so.1
 dir=${QEMU_IO_DIR:-/var/tmp}
-
-die() { echo "qemu-io-compare: $*" >&2; exit 1; }
-
-command -v qemu-io >/dev/null 2>&1 || { echo "qemu-io-compare: qemu-io not installed: skipped"; exit 77; }
-[ -e "$ours" ] || die "$ours not found (give the build directory)"
-if [ -z "${STOCK_LIBAIO:-}" ]; then
-	for d in /usr/lib/x86_64-linux-gnu /lib/x86_64-linux-gnu /usr/lib64 /usr/lib; do
-		[ -e "$d/libaio.so.1" ] && STOCK_LIBAIO=$d/libaio.so.1 && break
-	done
-fi
-[ -e "${STOCK_LIBAIO:-}" ] || die "no stock libaio.so.1 (set STOCK_LIBAIO)"
+name=qemu-io-compare tool=qemu-io
+# shellcheck source=bench/compare-lib.sh disable=SC2034 # read there
+. "$(dirname "$0")/compare-lib.sh"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/qemu-io-compare.XXXXXX") || die "mktemp failed"
 img=$dir/qemu-io-compare.$$.raw
 trap 'rm -rf "$work"; rm -f "$img"' EXIT INT TERM
-mkdir "$work/stock" "$work/ours"
-ln -s "$(readlink -f "$STOCK_LIBAIO")" "$work/stock/libaio.so.1"
-ln -s "$(readlink -f "$ours")" "$work/ours/libaio.so.1"
-
-qio=$(command -v qemu-io)
-for lib in stock ours; do
-	got=$(LD_LIBRARY_PATH=$work/$lib ldd "$qio" | awk '/libaio\.so\.1/ {print $3}')
-	[ "$(readlink -f "$got")" = "$(readlink -f "$work/$lib/libaio.so.1")" ] ||
-		die "qemu-io would load $got, not the $lib library"
-done
+compare_dirs "$work"
 
 # O_DIRECT check: --aio native needs it (qemu-io refuses otherwise).
 dd if=/dev/zero of="$img" bs=1M count=64 oflag=direct status=none 2>/dev/null ||

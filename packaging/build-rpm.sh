@@ -11,8 +11,8 @@
 #   tarball it makes stays there, as with any `make dist`).
 # TARBALL:  an aioreap-VERSION.tar.xz made by `make dist`.
 # Neither:  the source tree is configured out of tree in a temporary
-#   directory and `make dist` is run there (the tree must hold configure:
-#   run autoreconf -fi first in a git checkout).
+#   directory and `make dist` is run there (autoreconf -fi first in a git
+#   checkout without configure).
 # OUTDIR:   if given, the .rpm files are copied there.
 #
 # Everything else happens in one temporary directory, used as rpm's
@@ -23,7 +23,8 @@
 # build-deb.sh: CI runs it in its own job.  LIBAIO_RPM_KEEP=1 keeps the
 # temporary directory (build log, unpacked tree) for inspection.
 set -euo pipefail
-src=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=.ci/lib.sh
+. "$(dirname "$0")/../.ci/lib.sh"
 arg=${1:-}
 out=${2:-}
 
@@ -45,12 +46,9 @@ mkdir -p "$tmp/SOURCES" "$tmp/tmp"
 # rpmbuild -ta wants what a user gets: the tarball from `make dist`, whose
 # top directory is aioreap-VERSION and which carries packaging/aioreap.spec.
 if [ -z "$arg" ]; then
-	[ -x "$src/configure" ] ||
-		{ echo "build-rpm.sh: $src/configure missing: run autoreconf -fi there" >&2; exit 1; }
 	echo "=== configuring a fresh out-of-tree build in $tmp/obj for make dist"
-	mkdir "$tmp/obj"
-	(cd "$tmp/obj" && "$src/configure" >configure.log 2>&1 && make dist >dist.log 2>&1) ||
-		{ tail -n 30 "$tmp/obj/configure.log" "$tmp/obj/dist.log" 2>/dev/null; exit 1; }
+	(ci_configure "$tmp/obj" && make dist >dist.log 2>&1) ||
+		{ tail -n 30 "$tmp/obj/dist.log" 2>/dev/null; exit 1; }
 	tarballs=("$tmp"/obj/aioreap-*.tar.xz)
 elif [ -d "$arg" ]; then
 	[ -f "$arg/Makefile" ] || { echo "build-rpm.sh: $arg is not a configured build directory" >&2; exit 1; }
@@ -109,9 +107,9 @@ fi
 grep '^Wrote: ' "$tmp/rpmbuild.log"
 
 # --- 3. checks -----------------------------------------------------------
-failed=0
-pass() { echo "PASS: $*"; }
-fail() { echo "FAIL: $*"; failed=1; }
+passed=0 failed=0
+pass() { echo "PASS: $*"; passed=$((passed + 1)); }
+fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
 # check DESCRIPTION COMMAND...: one PASS/FAIL line from a command's status.
 check() {
 	local what=$1
@@ -264,8 +262,9 @@ if [ -n "$out" ]; then
 	[ ! -f "${srpms[0]}" ] || cp "${srpms[@]}" "$out/"
 	ls -l "$out"/*.rpm
 fi
-if [ "$failed" != 0 ]; then
-	echo "build-rpm.sh: FAILED"
-	exit 1
-fi
+# The closing count: the package checks, and %check's suite when it ran.
+read -r ran skipped suite_failed <<<"$(ci_suite_counts "$tmp/rpmbuild.log")"
+ci_counts rpm $((passed + failed + ran)) "$skipped" $((failed + suite_failed)) \
+	"($((passed + failed)) package checks, $ran in %check)"
+[ "$failed" = 0 ] || { echo "build-rpm.sh: FAILED"; exit 1; }
 echo "build-rpm.sh: all checks passed"

@@ -34,8 +34,8 @@ autoreconf -fi >/dev/null 2>&1
 default_jobs="check distcheck sanitizers valgrind fuzz buildd cross kernels rpm"
 JOBS=${JOBS:-$default_jobs}
 [ "$JOBS" != all ] || JOBS="$default_jobs deb m32"
-# shellcheck source=.ci/chroot-lib.sh
-. .ci/chroot-lib.sh
+# shellcheck source=.ci/lib.sh
+. .ci/lib.sh
 host_before=$(ci_host_libaio_sums)
 export LIBAIO_SOAK_SECONDS=${LIBAIO_SOAK_SECONDS:-5}
 results=()
@@ -50,7 +50,7 @@ trap 'rm -f "$joblog"' EXIT
 # || or &&, because bash would then switch set -e off inside it.  A job
 # exits 77 when what it exists for could not run here: it is counted as
 # skipped, not passed.  A job's last line with "tests run" goes into the
-# summary.
+# summary, without the job's name in front (.ci/lib.sh's ci_counts).
 run_job() {
 	local name=$1; shift
 	local t0=$SECONDS rc status counts
@@ -65,16 +65,15 @@ run_job() {
 	*) status="FAILED ($rc)"; failed=$((failed + 1)) ;;
 	esac
 	counts=$(grep -E '[0-9]+ tests run' "$joblog" | tail -n 1 || true)
+	counts=${counts#"$name: "}
 	results+=("$name: $status in $((SECONDS - t0)) s${counts:+ ($counts)}")
 }
 
 job_check() {
-	rm -rf "$top/build-ci" && mkdir "$top/build-ci" && cd "$top/build-ci"
-	"$top/configure" --enable-werror --quiet
-	make -j2 --quiet
-	make -j2 check || { cat tests/*.log | tail -200; return 1; }
-	echo "check: $(sed -n 's/^# TOTAL: *//p' test-suite.log) tests run," \
-		"$(sed -n 's/^# SKIP: *//p' test-suite.log) skipped"
+	ci_build "$top/build-ci" --enable-werror
+	make -j"$ci_jobs" check || { ci_failed_logs; return 1; }
+	# shellcheck disable=SC2046
+	ci_counts check $(ci_suite_counts test-suite.log)
 }
 
 job_distcheck() {
@@ -84,7 +83,7 @@ job_distcheck() {
 	fi
 	cd "$top/build-ci"
 	LIBAIO_TEST_MODES="native poll" LIBAIO_SOAK_SECONDS=2 \
-		make -j2 distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >/tmp/distcheck.log 2>&1 ||
+		make -j"$ci_jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >/tmp/distcheck.log 2>&1 ||
 		{ tail -100 /tmp/distcheck.log; return 1; }
 	grep -A1 'archives ready' /tmp/distcheck.log
 }

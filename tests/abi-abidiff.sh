@@ -18,7 +18,6 @@ command -v abidiff >/dev/null 2>&1 || skip "abidiff not installed (abigail-tools
 command -v objcopy >/dev/null 2>&1 || skip "objcopy not installed (binutils)"
 
 objcopy --strip-debug "$ours" "$tmp/ours.so" || fail "objcopy"
-rc_all=0
 # Built with --enable-t64-name, our soname is libaio.so.1t64 by design
 # (tests/abi-symbols.sh checks it): compare the interfaces, not the names.
 soname_of() { readelf -d "$1" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'; }
@@ -28,7 +27,7 @@ echo "== abidiff --no-added-syms stock ours(stripped)"
 abidiff "$@" --no-added-syms --no-corpus-path "$STOCK_LIBAIO" "$tmp/ours.so"
 rc=$?
 echo "exit $rc"
-[ $rc -eq 0 ] || { echo "FAIL: symbol-level ABI difference"; rc_all=1; }
+[ $rc -eq 0 ] || bad "symbol-level ABI difference"
 
 summary_clean() { # file: every summary line says 0 Removed, 0 Changed
 	grep 'changes summary' "$1" >/dev/null || return 1
@@ -42,8 +41,7 @@ rc=$?
 cat "$tmp/stat1"
 echo "exit $rc"
 if [ $((rc & 11)) -ne 0 ] || ! summary_clean "$tmp/stat1"; then
-	echo "FAIL: removed/changed symbols or an incompatible change"
-	rc_all=1
+	bad "removed/changed symbols or an incompatible change"
 fi
 
 echo "== abidiff --stat stock ours(with debug info)"
@@ -52,8 +50,7 @@ rc=$?
 cat "$tmp/stat2"
 echo "exit $rc"
 if [ $((rc & 11)) -ne 0 ] || ! summary_clean "$tmp/stat2"; then
-	echo "FAIL: removed/changed functions or variables"
-	rc_all=1
+	bad "removed/changed functions or variables"
 fi
 
 # Reverse direction: our extra symbols must show up as removed (exit has
@@ -65,8 +62,7 @@ if [ "$extra" -gt 0 ]; then
 	rc=$?
 	echo "exit $rc"
 	[ $((rc & 8)) -ne 0 ] ||
-		{ echo "FAIL: abidiff did not notice our extra symbols"; rc_all=1; }
+		bad "abidiff did not notice our extra symbols"
 fi
 
-[ $rc_all -eq 0 ] && echo PASS
-exit $rc_all
+finish

@@ -10,8 +10,6 @@
 # header as well as ours.
 . "$top_srcdir/tests/abi-lib.sh"
 inc=$top_srcdir/include
-rc_all=0
-bad() { echo "FAIL: $*"; rc_all=1; }
 strict="-pedantic -Wall -Wextra -Werror"
 
 printf '#include <libaio.h>\n' > "$tmp/alone.c"
@@ -138,5 +136,4 @@ if [ -n "${STOCK_LIBAIO_H:-}" ] && [ -f "$STOCK_LIBAIO_H" ]; then
 	fi
 fi
 
-[ $rc_all -eq 0 ] && echo PASS
-exit $rc_all
+finish

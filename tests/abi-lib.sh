@@ -1,11 +1,15 @@
 # Sourced by tests/abi-*.sh.  Takes top_srcdir, top_builddir, CC, CXX,
 # STOCK_LIBAIO and STOCK_LIBAIO_H from the environment (tests/local.mk sets
 # them) and gives: absolute paths, $ours (our libaio.so.1), a scratch $tmp
-# removed on exit, and skip/fail helpers.  77 is used only for what cannot
+# removed on exit, skip/fail helpers, bad and finish for a test that goes
+# on after a failed check, and run_prog.  77 is used only for what cannot
 # exist on this machine, never for a check that went wrong.
 
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
+rc_all=0
+bad() { echo "FAIL: $*"; rc_all=1; }
+finish() { [ $rc_all -eq 0 ] && echo PASS; exit $rc_all; }
 
 : "${top_srcdir:?top_srcdir not set (run through make check)}"
 : "${top_builddir:?top_builddir not set (run through make check)}"
@@ -47,3 +51,20 @@ need_stock_header() {
 
 # The real file behind a path.
 real() { readlink -f "$1"; }
+
+# run_prog LABEL LIBRARY ENV...: $tmp/prog (tests/abi-prog.c) run with
+# ENV; it must pass and must have mapped LIBRARY (it prints the libaio
+# file it finds in /proc/self/maps).
+run_prog() {
+	label=$1 want=$2
+	shift 2
+	echo "== $label"
+	env "$@" "$tmp/prog" > "$tmp/out" 2>&1
+	rc=$?
+	cat "$tmp/out"
+	[ $rc -eq 0 ] || fail "$label: exit $rc"
+	got=$(sed -n 's/^libaio: //p' "$tmp/out")
+	[ -n "$got" ] || fail "$label: no libaio mapped"
+	[ "$(real "$got")" = "$(real "$want")" ] ||
+		fail "$label: loaded $got, expected $want"
+}

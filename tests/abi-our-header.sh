@@ -16,18 +16,6 @@ $CC -std=gnu11 -O2 -Wall -Wextra -Werror -pthread -I"$top_srcdir/include" \
 	-o "$tmp/prog" "$top_srcdir/tests/abi-prog.c" "$ours" ||
 	fail "cannot build against our header"
 
-echo "== stock library"
-LD_LIBRARY_PATH="$tmp/stocklib" "$tmp/prog" > "$tmp/out" 2>&1
-rc=$?
-cat "$tmp/out"
-[ $rc -eq 0 ] || fail "exit $rc on the stock library"
-got=$(sed -n 's/^libaio: //p' "$tmp/out")
-[ "$(real "$got")" = "$(real "$STOCK_LIBAIO")" ] ||
-	fail "loaded $got, expected the stock $STOCK_LIBAIO"
-
-echo "== our library"
-LD_LIBRARY_PATH="$top_builddir/.libs" "$tmp/prog" > "$tmp/out" 2>&1
-rc=$?
-cat "$tmp/out"
-[ $rc -eq 0 ] || fail "exit $rc on our library"
+run_prog "stock library" "$STOCK_LIBAIO" LD_LIBRARY_PATH="$tmp/stocklib"
+run_prog "our library" "$ours" LD_LIBRARY_PATH="$top_builddir/.libs"
 echo "PASS"

@@ -19,25 +19,11 @@ $CC -std=gnu11 -O2 -Wall -pthread -I"$tmp/inc" -o "$tmp/prog" \
 readelf -d "$tmp/prog" | grep -q 'NEEDED.*\[libaio\.so\.1\]' ||
 	fail "program does not need libaio.so.1"
 
-run() { # label, expected library, env...
-	label=$1 want=$2
-	shift 2
-	echo "== $label"
-	env "$@" "$tmp/prog" > "$tmp/out" 2>&1
-	rc=$?
-	cat "$tmp/out"
-	[ $rc -eq 0 ] || fail "$label: exit $rc"
-	got=$(sed -n 's/^libaio: //p' "$tmp/out")
-	[ -n "$got" ] || fail "$label: no libaio mapped"
-	[ "$(real "$got")" = "$(real "$want")" ] ||
-		fail "$label: loaded $got, expected $want"
-}
-
 # Control run: the stock library passes the same program.
-run "stock library" "$STOCK_LIBAIO" LD_LIBRARY_PATH="$tmp/stocklib"
-run "our library" "$ours" LD_LIBRARY_PATH="$top_builddir/.libs"
+run_prog "stock library" "$STOCK_LIBAIO" LD_LIBRARY_PATH="$tmp/stocklib"
+run_prog "our library" "$ours" LD_LIBRARY_PATH="$top_builddir/.libs"
 for m in poll pgetevents ring poll,pgetevents,ring; do
-	run "our library, LIBAIO_DISABLE=$m" "$ours" \
+	run_prog "our library, LIBAIO_DISABLE=$m" "$ours" \
 		LD_LIBRARY_PATH="$top_builddir/.libs" LIBAIO_DISABLE=$m
 done
 # The dynamic loader agrees about which file it used.

@@ -3,12 +3,13 @@
 # scripts/test-all.sh's run_job: a job that fails, or leaves the shell in
 # another directory, does not change where the next job starts; set -e
 # holds inside a job; exit 77 counts as skipped; a job's "tests run" line
-# reaches the summary.
+# reaches the summary, without the job's own name in front.
 set -euo pipefail
 : "${top_srcdir:=.}"
 script=$top_srcdir/scripts/test-all.sh
 [ -f "$script" ] || { echo "SKIP: no $script"; exit 77; }
 top=$(mktemp -d "${TMPDIR:-/tmp}/run-job.XXXXXX")
+# shellcheck disable=SC2034 # read by the run_job taken from test-all.sh
 joblog=$top/log
 trap 'rm -rf "$top"' EXIT
 results=() failed=0 skipped=0
@@ -17,13 +18,16 @@ eval "$(sed -n '/^run_job() {/,/^}/p' "$script")"
 leaves_and_fails() { mkdir -p sub; cd sub; false; echo "set -e did not hold"; }
 where() { pwd >"$top/where"; echo "probe: 3 tests run, 1 skipped"; }
 skips() { exit 77; }
+named() { echo "fourth: 2 tests run, 0 skipped, 0 failed"; }
 run_job first leaves_and_fails >/dev/null
 run_job second where >/dev/null
 run_job third skips >/dev/null
+run_job fourth named >/dev/null
 fail() { echo "FAIL: $*"; printf '  %s\n' "${results[@]}"; exit 1; }
 [ "$(cat "$top/where")" = "$top" ] || fail "the second job started in $(cat "$top/where")"
 case ${results[0]} in "first: FAILED (1)"*) ;; *) fail "first: ${results[0]}" ;; esac
 case ${results[1]} in "second: passed"*"(probe: 3 tests run, 1 skipped)") ;; *) fail "second: ${results[1]}" ;; esac
 case ${results[2]} in "third: skipped"*) ;; *) fail "third: ${results[2]}" ;; esac
+case ${results[3]} in "fourth: passed in "*" s (2 tests run, 0 skipped, 0 failed)") ;; *) fail "fourth: ${results[3]}" ;; esac
 [ "$failed/$skipped" = 1/1 ] || fail "counted $failed failed, $skipped skipped"
 echo "PASS: run_job isolates jobs and counts skips"

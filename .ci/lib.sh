@@ -1,0 +1,169 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
+# shellcheck shell=bash disable=SC2034 # arch_*: read by the jobs
+# Sourced by every CI job (.ci/*.sh, scripts/test-all.sh): the one
+# configure-and-build, the architecture table, the closing count and the
+# failed tests' logs.  Sets src, the source tree's top directory.  The
+# part for throw-away Debian roots is .ci/chroot-lib.sh, sourced from here.
+
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+ci_jobs=$(nproc 2>/dev/null || echo 2)
+# Debian 13's default flags on armhf (not on i386, which kept a 32-bit
+# time_t): the t64 flavour is built with them.
+ci_time64="CPPFLAGS=-D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64"
+
+# Install host tools the jobs need (never anything the tests compare
+# against): through scripts/install-deps.sh, which waits for the dpkg lock.
+ci_need() { # package...
+	local missing='' p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+			missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	echo "=== installing on the host:$missing"
+	# shellcheck disable=SC2086
+	sh "$(dirname "${BASH_SOURCE[0]}")/../scripts/install-deps.sh" --only $missing
+}
+
+# ci_configure DIR [CONFIGURE-ARG...]: a fresh out-of-tree configure in
+# DIR, which stays the current directory; its output goes to
+# configure.log there, whose end is shown on a failure.  ci_build also
+# builds (ci_make).
+ci_configure() {
+	local dir=$1
+	shift
+	[ -x "$src/configure" ] || (cd "$src" && autoreconf -fi >/dev/null 2>&1)
+	rm -rf "$dir" && mkdir -p "$dir" && cd "$dir" || return 1
+	"$src/configure" --quiet "$@" >configure.log 2>&1 || { tail -n 40 configure.log; return 1; }
+}
+ci_build() {
+	ci_configure "$@" && ci_make all
+}
+
+# ci_make [TARGET...]: make in the current build directory, its output
+# added to build.log.
+ci_make() {
+	make -j"$ci_jobs" --quiet "$@" >>build.log 2>&1 || { tail -n 40 build.log; return 1; }
+}
+
+# ci_check_programs: the Check programs among the tests of the current
+# build directory (check_PROGRAMS also holds helpers that only the shell
+# tests run, such as tests/aio-probe).
+ci_check_programs() {
+	# shellcheck disable=SC2016
+	printf 'print:\n\t@echo $(TESTS)\n' | make -s -f Makefile -f - print |
+		tr ' ' '\n' | grep -v '\.sh$' | sed 's/\$(EXEEXT)//g' | tr '\n' ' '
+}
+
+# ci_failed_logs: the last 60 lines of the log of each
+# test of the current build directory that failed (its .trs, automake's
+# record of the result, says FAIL, ERROR or XPASS).
+ci_failed_logs() {
+	local trs
+	find . -name '*.trs' | sort | while read -r trs; do
+		grep -qE '^:test-result: (FAIL|ERROR|XPASS)' "$trs" || continue
+		echo "==== ${trs%.trs}.log"
+		tail -n 60 "${trs%.trs}.log"
+	done
+}
+
+# ci_counts NAME RAN SKIPPED FAILED [WHERE]: a job's closing line, the one
+# scripts/test-all.sh copies into its summary.
+ci_counts() {
+	echo "$1: $2 tests run, $3 skipped, $4 failed${5:+ $5}"
+}
+
+# ci_suite_counts LOG: "RAN SKIPPED FAILED" from the "# TOTAL:" lines of
+# automake's test harness (a test-suite.log or make check's output), all
+# such blocks in LOG added up.
+ci_suite_counts() {
+	awk '/^# TOTAL:/ { r += $3 } /^# SKIP:/ { s += $3 } /^# (FAIL|XPASS|ERROR):/ { f += $3 }
+		END { print r + 0, s + 0, f + 0 }' "$@"
+}
+
+# ci_mode_counts LOG: "RAN SKIPPED FAILED" from tests/all-modes.sh's
+# output: each Check test in each mode; a mode of a plain program, or of
+# a Check program that died before its summary, counts as one test.
+ci_mode_counts() {
+	tr -d '\r' <"$1" | awk '
+		/^[0-9]+%: Checks: / { gsub(/,/, ""); r += $3; f += $5 + $7; sum = 1; next }
+		/^== mode .*: exit / { if (!sum) { r++; if ($NF == 77) s++; else if ($NF != 0) f++ } sum = 0 }
+		END { print r + 0, s + 0, f + 0 }'
+}
+
+# ci_part NAME COMMAND...: one part of a job (an architecture, a flavour),
+# timed.  Its line ("NAME: passed in N s", then ci_note if COMMAND set
+# it) goes into ci_results; a failure adds to ci_failed and does not stop
+# the job.  COMMAND is the left side of || here, where set -e does not
+# hold: it must check each step itself.
+ci_results=() ci_failed=0
+ci_part() {
+	local name=$1 t0=$SECONDS rc=0
+	shift
+	echo "=== $name"
+	ci_note=''
+	"$@" || rc=$?
+	[ $rc = 0 ] || ci_failed=$((ci_failed + 1))
+	ci_results+=("$name: $([ $rc = 0 ] && echo passed || echo FAILED) in $((SECONDS - t0)) s${ci_note:+: $ci_note}")
+}
+
+# ci_parts_done NAME RAN SKIPPED FAILED [WHERE]: the parts' lines, then
+# the job's closing line (ci_counts); fails if a part failed.
+ci_parts_done() {
+	echo "=== $1 summary"
+	printf '  %s\n' "${ci_results[@]}"
+	ci_counts "$@"
+	[ "$ci_failed" = 0 ]
+}
+
+# ci_arch ARCH: the one table of the Debian architectures the jobs build
+# for.  Sets arch_triplet (the GNU triplet: the cross toolchain's prefix
+# and configure's --host), arch_cross (the packages of that toolchain),
+# arch_qemu_user (qemu-user-static's binary) and, for the kernels job
+# (not riscv64, which Debian 12 does not release), the guest:
+# arch_kflav (linux-image-FLAVOUR), arch_qemu_pkg and arch_qemu (the
+# qemu-system package and command line), arch_con (the console),
+# arch_mach (its uname -m), arch_page, arch_endian and arch_conf (an
+# extra configure argument).
+ci_arch() {
+	arch_cross=crossbuild-essential-$1 arch_qemu_user=qemu-$1-static
+	arch_kflav='' arch_qemu_pkg='' arch_qemu='' arch_con='' arch_mach=''
+	arch_page=4096 arch_endian=little arch_conf=''
+	case $1 in
+	i386) arch_triplet=i686-linux-gnu arch_kflav=686-pae arch_con=ttyS0 arch_mach=i686
+		arch_qemu_pkg=qemu-system-x86 arch_qemu="qemu-system-i386 -M pc -cpu max" ;;
+	arm64) arch_triplet=aarch64-linux-gnu arch_qemu_user=qemu-aarch64-static
+		arch_kflav=arm64 arch_con=ttyAMA0 arch_mach=aarch64 arch_qemu_pkg=qemu-system-arm
+		arch_qemu="qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on" ;;
+	armhf) arch_triplet=arm-linux-gnueabihf arch_qemu_user=qemu-arm-static
+		arch_kflav=armmp-lpae arch_con=ttyAMA0 arch_mach=armv7l arch_conf=$ci_time64
+		arch_qemu_pkg=qemu-system-arm arch_qemu="qemu-system-arm -M virt -cpu cortex-a15" ;;
+	ppc64el) arch_triplet=powerpc64le-linux-gnu arch_qemu_user=qemu-ppc64le-static
+		arch_kflav=powerpc64le arch_con=hvc0 arch_mach=ppc64le arch_page=65536
+		arch_qemu_pkg=qemu-system-ppc
+		# No USB, display or firmware-side mitigations TCG lacks.
+		arch_qemu="qemu-system-ppc64 -M pseries,usb=off,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off -vga none" ;;
+	s390x) arch_triplet=s390x-linux-gnu arch_kflav=s390x arch_con=ttysclp0 arch_mach=s390x
+		arch_endian=big arch_qemu_pkg=qemu-system-misc
+		arch_qemu="qemu-system-s390x -M s390-ccw-virtio -cpu max" ;;
+	# Not a Debian 12 release architecture: no crossbuild-essential.
+	riscv64) arch_triplet=riscv64-linux-gnu
+		arch_cross="gcc-riscv64-linux-gnu libc6-dev-riscv64-cross" ;;
+	*) echo "ci_arch: unknown architecture $1" >&2; return 1 ;;
+	esac
+}
+
+# ci_exports LIB: LIB's versioned exports, one name@NODE or name@@NODE a
+# line, into exports.txt.  Fails when a 32-bit LIB lacks the time64 node
+# (LIBAIO_0.6) beside the native-time_t entry points.
+ci_exports() {
+	local s
+	readelf --dyn-syms -W "$1" | awk '$0 !~ / UND / && $NF ~ /@/ { print $NF }' | sort >exports.txt
+	[ "$(od -An -tx1 -j4 -N1 "$1" | tr -d ' ')" = 01 ] || return 0
+	for s in io_getevents@@LIBAIO_0.4 io_getevents_time64@@LIBAIO_0.6 io_pgetevents_time64@@LIBAIO_0.6; do
+		grep -qx "$s" exports.txt || { echo "$1 (32-bit) does not export $s"; return 1; }
+	done
+}
+
+# shellcheck source=.ci/chroot-lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/chroot-lib.sh"
