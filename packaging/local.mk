@@ -32,6 +32,7 @@ EXTRA_DIST += \
 	.ci/deb.sh \
 	.ci/buildd.sh \
 	.ci/chroot-lib.sh \
+	.ci/lib.sh \
 	.ci/cross.sh \
 	.ci/kernels.sh \
 	# EOL

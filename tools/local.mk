@@ -20,7 +20,8 @@ aio_bench_CFLAGS += $(LIBURING_CFLAGS)
 aio_bench_LDADD += $(LIBURING_LIBS)
 endif
 
-EXTRA_DIST += bench/fio-compare.sh bench/qemu-io-compare.sh
+EXTRA_DIST += bench/fio-compare.sh bench/qemu-io-compare.sh \
+	bench/compare-lib.sh
 
 # aio-race: completions counted while another reaper works around the
 # library (bench/race.c); not installed.
