@@ -7,6 +7,7 @@ bench=${top_builddir:-.}/aio-bench
 [ -x "$bench" ] || { echo "no $bench"; exit 99; }
 "${top_builddir:-.}/tests/aio-probe" || exit $?	# skips where AIO answers ENOSYS
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/bench-args.XXXXXX") || exit 99
+pids=""	# every aio-bench this script started
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
@@ -16,7 +17,10 @@ pass() { echo "ok: $*"; }
 expect() {
 	want=$1 what=$2
 	shift 2
-	"$bench" "$@" >"$tmp/out" 2>"$tmp/err"
+	# In the background only to learn its pid, which names its tmpfs file.
+	"$bench" "$@" >"$tmp/out" 2>"$tmp/err" &
+	pids="$pids $!"
+	wait $!
 	rc=$?
 	if [ $rc -eq "$want" ]; then pass "$what (exit $rc)"; else
 		fail "$what: exit $rc, want $want"; sed 's/^/  | /' "$tmp/err" | head -n 5
@@ -155,7 +159,9 @@ assert {r["series"] for r in th} >= {"ours-ring", "stock-libaio"}, th
 for r in th:
     if r["reps"]:
         assert r["dups"] == 0 and r["lost"] == 0, r
-        assert r["median"] > 0, r
+        # A 10 ms cell on a loaded machine may complete nothing: the
+        # figure must be there, not positive.
+        assert isinstance(r["median"], (int, float)) and r["median"] >= 0, r
 stock = [r for r in d["rows"] if r["workload"] == "file" and r["series"] == "stock-libaio"
          and r["reps"]]
 assert stock and all(r["syscalls"] > 0 for r in stock), stock
@@ -186,7 +192,9 @@ expect 0 "--pattern batch" --workloads file,threads --pattern batch --time 0.01 
 	--depths 4 --threads 2 --thread-depth 2 --file "$tmp/data" --file-size 4
 grep -q "one io_submit for all of them" "$tmp/out" && pass "--pattern batch is reported" ||
 	fail "--pattern batch not reported"
-ls /dev/shm/aio-bench.* >/dev/null 2>&1 && fail "tmpfs file left behind in /dev/shm" ||
+# Only this script's runs: another aio-bench on the machine may be running.
+left=$(for p in $pids; do ls /dev/shm/aio-bench."$p".* 2>/dev/null; done)
+[ -n "$left" ] && fail "tmpfs file left behind in /dev/shm: $left" ||
 	pass "tmpfs file removed"
 [ ! -e "$tmp/data" ] && pass "created file removed" || fail "file left behind"
 grep -q "stock-libaio" "$tmp/out" && pass "stock row shown when skipped" || fail "stock row missing"

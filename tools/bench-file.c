@@ -94,7 +94,7 @@ static int make_file(int slot, const char *path, const char *dir, long mib)
 		wfd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	} else {
 		snprintf(created[slot], sizeof(created[slot]),
-			 "%s/aio-bench.XXXXXX", dir);
+			 "%s/aio-bench.%ld.XXXXXX", dir, (long)getpid());
 		wfd = mkostemp(created[slot], O_CLOEXEC);
 	}
 	if (wfd < 0) {
