@@ -197,15 +197,6 @@ static int take_fd(int fd)
 	return (int)dup;
 }
 
-/* Close what emulate_one took (either may be -1). */
-static void drop_fds(int fd, int resfd)
-{
-	if (resfd >= 0)
-		sys_close(resfd);
-	if (fd >= 0)
-		sys_close(fd);
-}
-
 /*
  * The kernel's descriptor lookups: the poll's descriptor is checked, and
  * with IOCB_FLAG_RESFD a duplicate of the eventfd is taken, held while
@@ -420,8 +411,11 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 	aioreap_pe_leave(&old);
 	if (ret == 0)
 		return 0;	/* the record owns the descriptors now */
-drop:
-	drop_fds(fd, resfd);
+drop:			/* what was taken (either may be -1) */
+	if (resfd >= 0)
+		sys_close(resfd);
+	if (fd >= 0)
+		sys_close(fd);
 	return ret;
 }
 
@@ -438,17 +432,14 @@ static long clamp_nr(io_context_t ctx, long nr)
 int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 {
 	long done = 0;
+	int bad;
 
 	if (nr <= 0 || obviously_bad_pointer(ios))
 		return (int)aio_sys_submit(ctx, nr, ios);
 	/* A context we did not create may be garbage: the kernel would say
 	 * EINVAL before reading the array, so ask it before we read. */
-	if (!aioreap_registry_lookup(ctx)) {
-		long ret = aio_sys_submit(ctx, 0, NULL);
-
-		if (ret < 0)
-			return (int)ret;
-	}
+	if (!aioreap_registry_lookup(ctx) && (bad = ctx_check(ctx)) < 0)
+		return bad;
 	nr = clamp_nr(ctx, nr);
 	while (done < nr) {
 		long ret, run = 0;
@@ -515,9 +506,7 @@ static long resume_at(io_context_t ctx, struct iocb **pos, long err,
 			return ret;
 	}
 	cb = *pos;		/* read once, as the kernel reads it */
-	if (!is_poll(cb))
-		return -EINVAL;
-	if (!worth_emulating((int)cb->aio_fildes))
+	if (!is_poll(cb) || !worth_emulating((int)cb->aio_fildes))
 		return -EINVAL;
 	ret = emulate_one(ctx, cb, ctx_known_ok ? CTX_KNOWN_OK : 0);
 	return ret < 0 ? ret : 1;
@@ -538,7 +527,7 @@ int aioreap_poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios,
 	 * for a whole batch means a bad context (an empty submit tells) or a
 	 * bad first iocb, which it had copied to judge.
 	 */
-	if (err == -EINVAL && aio_sys_submit(ctx, 0, NULL) != 0)
+	if (err == -EINVAL && ctx_check(ctx) != 0)
 		return (int)err;
 	for (;;) {
 		long ret = resume_at(ctx, ios + done, err, done > 0);
@@ -621,17 +610,15 @@ int aioreap_poll_emul_cancel(io_context_t ctx, struct iocb *iocb, int *ret)
 		aioreap_pe_leave(&old);
 		return 0;	/* not ours: the kernel answers */
 	}
-	if (iocb->key == 0)
+	*ret = -EINVAL;		/* a key the kernel would refuse, or fired */
+	if (iocb->key == 0) {
 		aioreap_helper_check();		/* before any epoll_ctl below */
-	if (iocb->key != 0) {
-		*ret = -EINVAL;
-	} else if (rec_move(found, REC_ARMED, REC_FIRED)) {
-		found->res = 0;
-		aioreap_helper_disarm(found);
-		aioreap_helper_complete(found);
-		*ret = -EINPROGRESS;
-	} else {
-		*ret = -EINVAL;		/* already fired */
+		if (rec_move(found, REC_ARMED, REC_FIRED)) {
+			found->res = 0;
+			aioreap_helper_disarm(found);
+			aioreap_helper_complete(found);
+			*ret = -EINPROGRESS;
+		}
 	}
 	aioreap_pe_leave(&old);
 	return 1;
