@@ -23,7 +23,7 @@ static void forget_locked(io_context_t ctx)
 	if (!aioreap_rec_live())
 		return;
 	aioreap_helper_check();
-	aioreap_helper_forget_ctx(ctx);
+	aioreap_helper_unqueue(ctx, 0);	/* freed below */
 	while ((r = aioreap_rec_each(&pos))) {
 		unsigned st = rec_state(r);
 

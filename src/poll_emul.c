@@ -152,24 +152,6 @@ static int ctx_check(io_context_t ctx)
 	return (int)aio_sys_submit(ctx, 0, NULL);
 }
 
-/* The checks the kernel makes before it looks up any descriptor. */
-static int check_iocb(const struct kernel_iocb *k)
-{
-	if (k->aio_reserved2 || (int64_t)k->aio_nbytes < 0)
-		return -EINVAL;
-	return 0;
-}
-
-/* The checks of the poll's own fields, which the kernel makes after the
- * descriptor lookups. */
-static int check_poll_fields(const struct kernel_iocb *k)
-{
-	if (k->aio_buf > 0xffff || k->aio_offset || k->aio_nbytes ||
-	    k->aio_rw_flags)
-		return -EINVAL;
-	return 0;
-}
-
 /* 0 if the kernel would accept fd for I/O, else -EBADF: closed, or
  * O_PATH (the kernel does not look up O_PATH descriptors for I/O). */
 static int check_fd(int fd)
@@ -375,15 +357,20 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 	 * before it would have taken anything. */
 	if (!(how & CTX_KNOWN_OK) && (ret = ctx_check(ctx)) < 0)
 		return ret;
-	if ((ret = check_iocb(&k)) < 0)
-		return ret;
+	/* The checks the kernel makes before it looks up any descriptor. */
+	if (k.aio_reserved2 || (int64_t)k.aio_nbytes < 0)
+		return -EINVAL;
 	if ((ret = lookup_fds(&k, &resfd)) < 0)
 		return ret;
 	/* The kernel stores KIOCB_KEY (0) here, or answers EFAULT. */
 	if ((ret = store_key(cb, how & KEY_UNWRITTEN)) < 0)
 		goto drop;
-	if ((ret = check_poll_fields(&k)) < 0)
-		goto drop;	/* the kernel drops its references too */
+	/* The poll's own fields, which the kernel checks after the lookups
+	 * (and drops its references too). */
+	ret = -EINVAL;
+	if (k.aio_buf > 0xffff || k.aio_offset || k.aio_nbytes ||
+	    k.aio_rw_flags)
+		goto drop;
 	/* Ready now?  The kernel completes those inside io_submit too, and
 	 * then no duplicate is made (or closed). */
 	ready = ready_now((int)k.aio_fildes, (unsigned)k.aio_buf);

@@ -259,8 +259,7 @@ static int bell_ensure(void)
 	return 0;
 }
 
-/* Take ctx's records out of the queue; free them if asked. */
-static void unqueue_ctx(io_context_t ctx, int free_them)
+void aioreap_helper_unqueue(io_context_t ctx, int free_them)
 {
 	struct rec_list l = { NULL, NULL };
 	struct poll_rec *r, *next;
@@ -296,7 +295,7 @@ static long refused(io_context_t ctx, struct poll_rec **grp, long n)
 	if (aio_sys_submit(ctx, 0, NULL) < 0) {
 		for (i = 0; i < n; i++)
 			aioreap_rec_free(grp[i]);
-		unqueue_ctx(ctx, 1);
+		aioreap_helper_unqueue(ctx, 1);
 		return n;
 	}
 	aioreap_rec_free(grp[0]);
@@ -375,11 +374,6 @@ void aioreap_helper_complete(struct poll_rec *r)
 		if (aioreap_helper_ensure() == 0)
 			kick();
 	}
-}
-
-void aioreap_helper_forget_ctx(io_context_t ctx)
-{
-	unqueue_ctx(ctx, 0);
 }
 
 int aioreap_helper_arm(struct poll_rec *r)

@@ -39,8 +39,8 @@ int aioreap_helper_arm(struct poll_rec *r);
 void aioreap_helper_disarm(struct poll_rec *r);
 /* r is complete with r->res: ring its doorbell now or queue it. */
 void aioreap_helper_complete(struct poll_rec *r);
-/* Drop ctx's queued doorbells (records are freed by the caller). */
-void aioreap_helper_forget_ctx(io_context_t ctx);
+/* Take ctx's records out of the queue; free them if asked. */
+void aioreap_helper_unqueue(io_context_t ctx, int free_them);
 /* Is obj one of the library's doorbell iocbs?  (No lock needed.) */
 int aioreap_helper_is_doorbell(const struct iocb *obj);
 /* fork: wait until a just-created helper thread runs our code. */
