@@ -23,7 +23,7 @@ static void forget_locked(io_context_t ctx)
 	if (!aioreap_rec_live())
 		return;
 	aioreap_helper_check();
-	aioreap_helper_forget_ctx(ctx);
+	aioreap_helper_unqueue(ctx, 0);	/* freed below */
 	while ((r = aioreap_rec_each(&pos))) {
 		unsigned st = rec_state(r);
 
@@ -76,15 +76,16 @@ int aioreap_poll_ctx_dying(io_context_t ctx)
 	return 0;
 }
 
-static void dying_unlist(struct pe_destroy *d)
+/* Take d off the list, or with d NULL every destroyer of ctx. */
+static void dying_unlist(const struct pe_destroy *d, io_context_t ctx)
 {
 	struct pe_destroy **p = &dying_list;
 
-	while (*p && *p != d)
-		p = &(*p)->next;
-	if (*p)
-		*p = d->next;
-	d->listed = 0;
+	while (*p)
+		if (d ? *p == d : (*p)->ctx == ctx)
+			*p = (*p)->next;
+		else
+			p = &(*p)->next;
 }
 
 void aioreap_poll_emul_destroy_begin(io_context_t ctx, struct pe_destroy *d)
@@ -93,11 +94,11 @@ void aioreap_poll_emul_destroy_begin(io_context_t ctx, struct pe_destroy *d)
 	unsigned i;
 
 	d->ctx = ctx;
-	d->slot = -1;
-	d->listed = 0;
+	d->slot = PE_UNPUBLISHED;
 	/* Not a context address: the kernel refuses it, no poll has it. */
 	if (((uintptr_t)ctx & CTX_ALIGN_MASK) || !ctx)
 		return;
+	d->slot = PE_LISTED;	/* unless a slot is free */
 	/*
 	 * Publish, then look at the used flag; emulate_one stores that,
 	 * then looks at the slots (both sequentially consistent).  So if
@@ -116,10 +117,9 @@ void aioreap_poll_emul_destroy_begin(io_context_t ctx, struct pe_destroy *d)
 	if (d->slot >= 0 && !atomic_load(&aioreap_poll_emul_used))
 		return;
 	aioreap_pe_enter(&old);
-	if (d->slot < 0) {	/* no free slot: on the list, under the lock */
+	if (d->slot == PE_LISTED) {	/* no free slot: under the lock */
 		d->next = dying_list;
 		dying_list = d;
-		d->listed = 1;
 	}
 	if (atomic_load(&aioreap_poll_emul_used))
 		forget_locked(ctx);
@@ -140,11 +140,10 @@ void aioreap_poll_emul_destroy_end(struct pe_destroy *d)
 			memory_order_relaxed);
 		return;
 	}
-	if (!d->listed)
+	if (d->slot == PE_UNPUBLISHED)
 		return;
 	aioreap_pe_enter(&old);
-	if (d->listed)
-		dying_unlist(d);
+	dying_unlist(d, NULL);	/* a no-op if io_setup took it off */
 	aioreap_pe_leave(&old);
 }
 
@@ -163,8 +162,9 @@ void aioreap_poll_emul_setup_done(io_context_t ctx)
 		uintptr_t v = atomic_load_explicit(&dying[i],
 						   memory_order_relaxed);
 
-		/* Relaxed: the kernel's io_setup ordered the destroy. */
-		if (v && (v & ~CTX_ALIGN_MASK) == (uintptr_t)ctx)
+		/* Relaxed: the kernel's io_setup ordered the destroy.  ctx
+		 * is not 0, so a free slot never matches. */
+		if ((v & ~CTX_ALIGN_MASK) == (uintptr_t)ctx)
 			atomic_compare_exchange_strong_explicit(
 				&dying[i], &v, 0, memory_order_relaxed,
 				memory_order_relaxed);
@@ -173,15 +173,7 @@ void aioreap_poll_emul_setup_done(io_context_t ctx)
 				  memory_order_relaxed))
 		return;
 	aioreap_pe_enter(&old);
-	{
-		struct pe_destroy *d = dying_list, *next;
-
-		for (; d; d = next) {
-			next = d->next;
-			if (d->ctx == ctx)
-				dying_unlist(d);
-		}
-	}
+	dying_unlist(NULL, ctx);
 	forget_locked(ctx);
 	aioreap_pe_leave(&old);
 }

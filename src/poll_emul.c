@@ -152,24 +152,6 @@ static int ctx_check(io_context_t ctx)
 	return (int)aio_sys_submit(ctx, 0, NULL);
 }
 
-/* The checks the kernel makes before it looks up any descriptor. */
-static int check_iocb(const struct kernel_iocb *k)
-{
-	if (k->aio_reserved2 || (int64_t)k->aio_nbytes < 0)
-		return -EINVAL;
-	return 0;
-}
-
-/* The checks of the poll's own fields, which the kernel makes after the
- * descriptor lookups. */
-static int check_poll_fields(const struct kernel_iocb *k)
-{
-	if (k->aio_buf > 0xffff || k->aio_offset || k->aio_nbytes ||
-	    k->aio_rw_flags)
-		return -EINVAL;
-	return 0;
-}
-
 /* 0 if the kernel would accept fd for I/O, else -EBADF: closed, or
  * O_PATH (the kernel does not look up O_PATH descriptors for I/O). */
 static int check_fd(int fd)
@@ -195,15 +177,6 @@ static int take_fd(int fd)
 		return -EBADF;
 	}
 	return (int)dup;
-}
-
-/* Close what emulate_one took (either may be -1). */
-static void drop_fds(int fd, int resfd)
-{
-	if (resfd >= 0)
-		sys_close(resfd);
-	if (fd >= 0)
-		sys_close(fd);
 }
 
 /*
@@ -384,15 +357,20 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 	 * before it would have taken anything. */
 	if (!(how & CTX_KNOWN_OK) && (ret = ctx_check(ctx)) < 0)
 		return ret;
-	if ((ret = check_iocb(&k)) < 0)
-		return ret;
+	/* The checks the kernel makes before it looks up any descriptor. */
+	if (k.aio_reserved2 || (int64_t)k.aio_nbytes < 0)
+		return -EINVAL;
 	if ((ret = lookup_fds(&k, &resfd)) < 0)
 		return ret;
 	/* The kernel stores KIOCB_KEY (0) here, or answers EFAULT. */
 	if ((ret = store_key(cb, how & KEY_UNWRITTEN)) < 0)
 		goto drop;
-	if ((ret = check_poll_fields(&k)) < 0)
-		goto drop;	/* the kernel drops its references too */
+	/* The poll's own fields, which the kernel checks after the lookups
+	 * (and drops its references too). */
+	ret = -EINVAL;
+	if (k.aio_buf > 0xffff || k.aio_offset || k.aio_nbytes ||
+	    k.aio_rw_flags)
+		goto drop;
 	/* Ready now?  The kernel completes those inside io_submit too, and
 	 * then no duplicate is made (or closed). */
 	ready = ready_now((int)k.aio_fildes, (unsigned)k.aio_buf);
@@ -420,8 +398,11 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 	aioreap_pe_leave(&old);
 	if (ret == 0)
 		return 0;	/* the record owns the descriptors now */
-drop:
-	drop_fds(fd, resfd);
+drop:			/* what was taken (either may be -1) */
+	if (resfd >= 0)
+		sys_close(resfd);
+	if (fd >= 0)
+		sys_close(fd);
 	return ret;
 }
 
@@ -438,17 +419,14 @@ static long clamp_nr(io_context_t ctx, long nr)
 int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 {
 	long done = 0;
+	int bad;
 
 	if (nr <= 0 || obviously_bad_pointer(ios))
 		return (int)aio_sys_submit(ctx, nr, ios);
 	/* A context we did not create may be garbage: the kernel would say
 	 * EINVAL before reading the array, so ask it before we read. */
-	if (!aioreap_registry_lookup(ctx)) {
-		long ret = aio_sys_submit(ctx, 0, NULL);
-
-		if (ret < 0)
-			return (int)ret;
-	}
+	if (!aioreap_registry_lookup(ctx) && (bad = ctx_check(ctx)) < 0)
+		return bad;
 	nr = clamp_nr(ctx, nr);
 	while (done < nr) {
 		long ret, run = 0;
@@ -515,9 +493,7 @@ static long resume_at(io_context_t ctx, struct iocb **pos, long err,
 			return ret;
 	}
 	cb = *pos;		/* read once, as the kernel reads it */
-	if (!is_poll(cb))
-		return -EINVAL;
-	if (!worth_emulating((int)cb->aio_fildes))
+	if (!is_poll(cb) || !worth_emulating((int)cb->aio_fildes))
 		return -EINVAL;
 	ret = emulate_one(ctx, cb, ctx_known_ok ? CTX_KNOWN_OK : 0);
 	return ret < 0 ? ret : 1;
@@ -538,7 +514,7 @@ int aioreap_poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios,
 	 * for a whole batch means a bad context (an empty submit tells) or a
 	 * bad first iocb, which it had copied to judge.
 	 */
-	if (err == -EINVAL && aio_sys_submit(ctx, 0, NULL) != 0)
+	if (err == -EINVAL && ctx_check(ctx) != 0)
 		return (int)err;
 	for (;;) {
 		long ret = resume_at(ctx, ios + done, err, done > 0);
@@ -621,17 +597,15 @@ int aioreap_poll_emul_cancel(io_context_t ctx, struct iocb *iocb, int *ret)
 		aioreap_pe_leave(&old);
 		return 0;	/* not ours: the kernel answers */
 	}
-	if (iocb->key == 0)
+	*ret = -EINVAL;		/* a key the kernel would refuse, or fired */
+	if (iocb->key == 0) {
 		aioreap_helper_check();		/* before any epoll_ctl below */
-	if (iocb->key != 0) {
-		*ret = -EINVAL;
-	} else if (rec_move(found, REC_ARMED, REC_FIRED)) {
-		found->res = 0;
-		aioreap_helper_disarm(found);
-		aioreap_helper_complete(found);
-		*ret = -EINPROGRESS;
-	} else {
-		*ret = -EINVAL;		/* already fired */
+		if (rec_move(found, REC_ARMED, REC_FIRED)) {
+			found->res = 0;
+			aioreap_helper_disarm(found);
+			aioreap_helper_complete(found);
+			*ret = -EINPROGRESS;
+		}
 	}
 	aioreap_pe_leave(&old);
 	return 1;

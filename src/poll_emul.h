@@ -46,10 +46,11 @@ int aioreap_poll_emul_cancel(io_context_t ctx, struct iocb *iocb, int *ret);
  */
 struct pe_destroy {
 	io_context_t ctx;
-	int slot;			/* dying-slot index, or -1 */
-	int listed;			/* on the overflow list instead */
+	int slot;	/* dying-slot index, PE_LISTED or PE_UNPUBLISHED */
 	struct pe_destroy *next;
 };
+#define PE_LISTED	(-1)	/* on the overflow list (until io_setup) */
+#define PE_UNPUBLISHED	(-2)	/* not a context address: nothing to do */
 void aioreap_poll_emul_destroy_begin(io_context_t ctx, struct pe_destroy *d);
 void aioreap_poll_emul_destroy_end(struct pe_destroy *d);
 void aioreap_poll_emul_setup_done(io_context_t ctx);

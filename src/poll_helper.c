@@ -32,7 +32,9 @@
 /* Doorbells rung in one io_submit. */
 #define BELL_BATCH	64
 
-pthread_mutex_t aioreap_pe_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t pe_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void rec_recycle(void);
 
 /* --- the lock ---------------------------------------------------------- */
 
@@ -44,13 +46,13 @@ void aioreap_pe_enter(sigset_t *old)
 	 * is async-signal-safe; it returns an error number, never errno. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, old);
-	pthread_mutex_lock(&aioreap_pe_lock);
-	aioreap_rec_recycle();
+	pthread_mutex_lock(&pe_lock);
+	rec_recycle();
 }
 
 void aioreap_pe_leave(const sigset_t *old)
 {
-	pthread_mutex_unlock(&aioreap_pe_lock);
+	pthread_mutex_unlock(&pe_lock);
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
@@ -71,7 +73,7 @@ void aioreap_rec_free(struct poll_rec *r)
 }
 
 /* Free what reapers claimed. */
-void aioreap_rec_recycle(void)
+static void rec_recycle(void)
 {
 	struct poll_rec *r, *next;
 
@@ -79,16 +81,6 @@ void aioreap_rec_recycle(void)
 		next = r->rnext;
 		aioreap_rec_free(r);
 	}
-}
-
-void aioreap_rec_rearm_all(void)
-{
-	struct poll_rec *r;
-	unsigned pos = 0;
-
-	while ((r = aioreap_rec_each(&pos)))
-		if (rec_state(r) == REC_ARMED)
-			aioreap_helper_rearm(r);
 }
 
 static int epfd = -1;		/* the process-wide epoll set */
@@ -174,9 +166,7 @@ static int set_is_ours(void)
  * leave, and let the next ensure make new ones. */
 static void set_drop(void)
 {
-	int set_ok = set_is_ours();
-
-	if (set_ok)
+	if (set_is_ours())
 		sys_close(epfd);
 	if (aioreap_fd_is(wake_rd, &wake_id))
 		sys_close(wake_rd);
@@ -269,18 +259,15 @@ static int bell_ensure(void)
 	return 0;
 }
 
-/* Take ctx's records out of the queue; free them if asked. */
-static void unqueue_ctx(io_context_t ctx, int free_them)
+void aioreap_helper_unqueue(io_context_t ctx, int free_them)
 {
 	struct rec_list l = { NULL, NULL };
 	struct poll_rec *r, *next;
 
 	take_ctx(ctx, LONG_MAX, &l);
-	for (r = l.head; r; r = next) {
+	for (r = free_them ? l.head : NULL; r; r = next) {
 		next = r->qnext;
-		r->qnext = NULL;
-		if (free_them)
-			aioreap_rec_free(r);
+		aioreap_rec_free(r);
 	}
 }
 
@@ -308,7 +295,7 @@ static long refused(io_context_t ctx, struct poll_rec **grp, long n)
 	if (aio_sys_submit(ctx, 0, NULL) < 0) {
 		for (i = 0; i < n; i++)
 			aioreap_rec_free(grp[i]);
-		unqueue_ctx(ctx, 1);
+		aioreap_helper_unqueue(ctx, 1);
 		return n;
 	}
 	aioreap_rec_free(grp[0]);
@@ -389,11 +376,6 @@ void aioreap_helper_complete(struct poll_rec *r)
 	}
 }
 
-void aioreap_helper_forget_ctx(io_context_t ctx)
-{
-	unqueue_ctx(ctx, 0);
-}
-
 int aioreap_helper_arm(struct poll_rec *r)
 {
 	struct epoll_event ev;
@@ -433,18 +415,27 @@ void aioreap_helper_disarm(struct poll_rec *r)
 	r->fd = -1;
 }
 
-void aioreap_helper_rearm(struct poll_rec *r)
+/* After the epoll set was lost: arm every ARMED record in the new one, or
+ * complete it with POLLNVAL when its descriptor is no longer ours. */
+static void rearm_all(void)
 {
-	if (r->fd >= 0 && aioreap_fd_is(r->fd, &r->fd_id)) {
-		if (aioreap_helper_arm(r) == 0)
-			return;
-		sys_close(r->fd);
+	struct poll_rec *r;
+	unsigned pos = 0;
+
+	while ((r = aioreap_rec_each(&pos))) {
+		if (rec_state(r) != REC_ARMED)
+			continue;
+		if (r->fd >= 0 && aioreap_fd_is(r->fd, &r->fd_id)) {
+			if (aioreap_helper_arm(r) == 0)
+				continue;
+			sys_close(r->fd);
+		}
+		/* Nothing left to wait on: the poll can never fire. */
+		r->fd = -1;
+		r->res = POLLNVAL;
+		rec_set(r, REC_FIRED);
+		list_append(&queue, r);
 	}
-	/* Nothing left to wait on: the poll can never fire. */
-	r->fd = -1;
-	r->res = POLLNVAL;
-	rec_set(r, REC_FIRED);
-	list_append(&queue, r);
 }
 
 /* The helper saw r ready: whoever moves it out of ARMED completes it. */
@@ -482,8 +473,8 @@ static void *helper_main(void *arg)
 	for (;;) {
 		int ms, my_epfd;
 
-		pthread_mutex_lock(&aioreap_pe_lock);
-		aioreap_rec_recycle();
+		pthread_mutex_lock(&pe_lock);
+		rec_recycle();
 		/* Events from a set that is no longer ours are dropped: the
 		 * new helper re-arms every poll in its own set. */
 		if (!helper_still_valid(my_gen))
@@ -500,13 +491,13 @@ static void *helper_main(void *arg)
 		flush();
 		ms = queue.head ? RETRY_MS : -1;
 		my_epfd = epfd;
-		pthread_mutex_unlock(&aioreap_pe_lock);
+		pthread_mutex_unlock(&pe_lock);
 
 		n = sys_epoll_wait(my_epfd, ev, 64, ms);
 		if (n < 0)
 			n = 0;
 	}
-	pthread_mutex_unlock(&aioreap_pe_lock);
+	pthread_mutex_unlock(&pe_lock);
 	return NULL;
 }
 
@@ -587,19 +578,18 @@ int aioreap_helper_ensure(void)
 		return ret;
 	if (need_rearm) {
 		need_rearm = 0;
-		aioreap_rec_rearm_all();
+		rearm_all();
 		if (flush())
 			kick();
 	}
 	return 0;
 }
 
+/* ensure asks again (the answer stays no) and replaces the set. */
 void aioreap_helper_check(void)
 {
-	if (epfd >= 0 && !set_is_ours()) {
-		set_drop();
+	if (epfd >= 0 && !set_is_ours())
 		aioreap_helper_ensure();
-	}
 }
 
 /*

@@ -14,25 +14,20 @@
 #include "poll_rec.h"
 
 /*
- * Protects every record (but a CLAIMED one), the hash, the backlog and
- * the helper state.  Every thread but the helper takes it with all
- * signals blocked (the enter and leave below), so a signal handler never
- * finds it held by the thread it interrupted.  It is held across each doorbell
+ * The emulation's lock protects every record (but a CLAIMED one), the
+ * hash, the backlog and the helper state.  Every thread but the helper
+ * takes it with all signals blocked, so a signal handler never finds it
+ * held by the thread it interrupted.  It is held across each doorbell
  * io_submit, so no doorbell is ever rung for a context being destroyed.
+ * Enter takes it (the old mask saved in *old), then recycles what reapers
+ * handed back; leave undoes both.
  */
-extern hidden pthread_mutex_t aioreap_pe_lock;
-
-/* Take the lock with every signal blocked (the old mask saved in *old),
- * then recycle what reapers handed back; leave undoes both. */
 void aioreap_pe_enter(sigset_t *old);	/* poll_helper.c */
 void aioreap_pe_leave(const sigset_t *old);
 
-/* Records with their descriptors (poll_helper.c), under the lock:
- * free one (out of the epoll set, our duplicates closed), free what
- * reapers claimed, re-arm every ARMED one in a new epoll set. */
+/* Free a record with its descriptors (out of the epoll set, our
+ * duplicates closed); under the lock. */
 void aioreap_rec_free(struct poll_rec *r);
-void aioreap_rec_recycle(void);
-void aioreap_rec_rearm_all(void);
 
 /* poll_helper.c; all under the lock unless said otherwise. */
 int aioreap_helper_ensure(void);
@@ -40,15 +35,12 @@ int aioreap_helper_ensure(void);
 void aioreap_helper_check(void);
 /* Add r's fd to the epoll set (one-shot): 0, or -errno from epoll_ctl. */
 int aioreap_helper_arm(struct poll_rec *r);
-/* After the epoll set was lost: arm r in the new one, or complete it with
- * POLLNVAL when its descriptor is no longer ours. */
-void aioreap_helper_rearm(struct poll_rec *r);
 /* Take r out of the epoll set and close our duplicate of its fd. */
 void aioreap_helper_disarm(struct poll_rec *r);
 /* r is complete with r->res: ring its doorbell now or queue it. */
 void aioreap_helper_complete(struct poll_rec *r);
-/* Drop ctx's queued doorbells (records are freed by the caller). */
-void aioreap_helper_forget_ctx(io_context_t ctx);
+/* Take ctx's records out of the queue; free them if asked. */
+void aioreap_helper_unqueue(io_context_t ctx, int free_them);
 /* Is obj one of the library's doorbell iocbs?  (No lock needed.) */
 int aioreap_helper_is_doorbell(const struct iocb *obj);
 /* fork: wait until a just-created helper thread runs our code. */
