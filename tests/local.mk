@@ -14,13 +14,12 @@ AM_TESTS_ENVIRONMENT = \
 	STOCK_LIBAIO_H MANDOC GROFF LIBTOOL TEST_CFLAGS TEST_LDFLAGS LIBAIO_SONAME;
 EXTRA_DIST += tests/all-modes.sh
 
+# The shared runner and helpers, and the flags every Check program takes.
 test_common_sources = tests/test-main.c tests/test-common.c tests/test-common.h
 test_cflags = $(AM_CFLAGS) $(CHECK_CFLAGS) $(PTHREAD_CFLAGS)
 test_ldadd = libaio.la $(CHECK_LIBS) $(PTHREAD_LIBS)
 
-# tests: api (every public call and helper, errors against the kernel),
-# the struct layout pinned at compile time, and the ABI checks against the
-# distribution's libaio (tests/abi-*.sh).
+# api: every public call and helper; errors as the kernel gives them
 if HAVE_CHECK
 check_PROGRAMS += tests/test-api
 TESTS += tests/test-api
@@ -29,12 +28,12 @@ tests_test_api_CFLAGS = $(test_cflags)
 tests_test_api_LDADD = $(test_ldadd)
 endif
 
-# Compile-time layout check against <linux/aio_abi.h> and the stock
-# numbers; built for whatever ABI CC targets (.ci/m32.sh: i386).
+# ABI: the struct layout, time64, the distribution's libaio compared
+# The layout is checked at compile time, for whatever ABI CC targets
+# (.ci/m32.sh: i386), so it needs neither Check nor the library.
 check_PROGRAMS += tests/test-abi-layout
 TESTS += tests/test-abi-layout
 tests_test_abi_layout_SOURCES = tests/test-abi-layout.c
-
 if TIME64_ENTRY_POINTS
 # 32-bit only: a program built with 64-bit time_t reaches the LIBAIO_0.6
 # entry points through the header.  It must not see config.h, which
@@ -47,7 +46,6 @@ tests_test_time64_CPPFLAGS = -I$(top_srcdir)/include \
 tests_test_time64_LDADD = libaio.la
 endif
 EXTRA_DIST += tests/test-time64.c
-
 abi_tests = \
 	tests/abi-header.sh \
 	tests/abi-stock-header.sh \
@@ -56,11 +54,9 @@ abi_tests = \
 	tests/abi-symbols.sh \
 	# EOL
 TESTS += $(abi_tests)
-EXTRA_DIST += $(abi_tests) tests/abi-prog.c tests/abi-lib.sh
-EXTRA_DIST += .ci/m32.sh
-# tests: what differs by architecture (page size, byte order, weak memory
-# ordering), against the running kernel; CI also runs it under each
-# architecture's own kernel (.ci/kernels.sh).
+EXTRA_DIST += $(abi_tests) tests/abi-prog.c tests/abi-lib.sh .ci/m32.sh
+
+# arch: page size, byte order and memory ordering on the running kernel
 if HAVE_CHECK
 check_PROGRAMS += tests/test-arch
 TESTS += tests/test-arch
@@ -68,53 +64,39 @@ tests_test_arch_SOURCES = tests/test-arch.c $(test_common_sources)
 tests_test_arch_CFLAGS = $(test_cflags)
 tests_test_arch_LDADD = $(test_ldadd)
 endif
-# tests: the user-space ring reaper (exactly once, fork, destroy, corruption)
+
+# reaper: the ring reaper, reaps it did not start, the reap lock's edges
 if HAVE_CHECK
-check_PROGRAMS += tests/test-reaper
-TESTS += tests/test-reaper
+check_PROGRAMS += tests/test-reaper tests/test-foreign tests/test-edges
+TESTS += tests/test-reaper tests/test-foreign tests/reaper-valgrind.sh \
+	tests/test-edges
 tests_test_reaper_SOURCES = tests/test-reaper.c $(test_common_sources)
 tests_test_reaper_CFLAGS = $(test_cflags)
 tests_test_reaper_LDADD = $(test_ldadd)
-endif
-# tests: reaps the library did not start (raw system calls, raw clones)
-if HAVE_CHECK
-check_PROGRAMS += tests/test-foreign
-TESTS += tests/test-foreign
 tests_test_foreign_SOURCES = tests/test-foreign.c $(test_common_sources)
 tests_test_foreign_CFLAGS = $(test_cflags)
 tests_test_foreign_LDADD = $(test_ldadd)
-endif
-if HAVE_CHECK
-TESTS += tests/reaper-valgrind.sh
-endif
-EXTRA_DIST += tests/reaper-valgrind.sh
-# tests: the reap lock and registry at the edges (abnormal exits, destroy
-# races, real-time priorities)
-if HAVE_CHECK
-check_PROGRAMS += tests/test-edges
-TESTS += tests/test-edges
 tests_test_edges_SOURCES = tests/test-edges.c $(test_common_sources)
 tests_test_edges_CFLAGS = $(test_cflags)
 tests_test_edges_LDADD = $(test_ldadd)
 endif
 TESTS += tests/fastpath-frame.sh
-EXTRA_DIST += tests/fastpath-frame.sh
-# tests: IOCB_CMD_POLL (native and emulated) and io_pgetevents (native and
-# emulated), plus a check under strace that LIBAIO_DISABLE=poll keeps every
-# poll iocb away from the kernel.
+EXTRA_DIST += tests/reaper-valgrind.sh tests/fastpath-frame.sh
+
+# poll: IOCB_CMD_POLL and io_pgetevents, native and emulated
 if HAVE_CHECK
 check_PROGRAMS += tests/test-poll tests/test-pgetevents
-TESTS += tests/test-poll tests/test-pgetevents
+TESTS += tests/test-poll tests/test-pgetevents tests/poll-strace.sh
 tests_test_poll_SOURCES = tests/test-poll.c $(test_common_sources)
 tests_test_poll_CFLAGS = $(test_cflags)
 tests_test_poll_LDADD = $(test_ldadd)
 tests_test_pgetevents_SOURCES = tests/test-pgetevents.c $(test_common_sources)
 tests_test_pgetevents_CFLAGS = $(test_cflags)
 tests_test_pgetevents_LDADD = $(test_ldadd)
-TESTS += tests/poll-strace.sh
 endif
 EXTRA_DIST += tests/poll-strace.sh
-# tests: reliability (bad input table, soak under load and faults)
+
+# reliability: the bad input table, a soak under load and faults
 if HAVE_CHECK
 check_PROGRAMS += tests/test-badinput tests/test-soak
 TESTS += tests/test-badinput tests/test-soak
@@ -127,9 +109,8 @@ tests_test_soak_LDADD = $(test_ldadd)
 endif
 EXTRA_DIST += tests/valgrind.supp .ci/sanitizers.sh .ci/valgrind.sh \
 	.ci/tsan.supp
-# tests: what the library asks the kernel on its own (nothing: features
-# are learnt from the program's calls), under strict seccomp filters, at
-# fs.aio-max-nr, and across fork() during the first calls.
+
+# features: learnt from the program's calls; LIBAIO_DISABLE and setuid
 if HAVE_CHECK
 check_PROGRAMS += tests/test-features
 TESTS += tests/test-features
@@ -137,25 +118,21 @@ tests_test_features_SOURCES = tests/test-features.c $(test_common_sources)
 tests_test_features_CFLAGS = $(test_cflags)
 tests_test_features_LDADD = $(test_ldadd)
 endif
-# tests: LIBAIO_DISABLE is ignored by programs with raised privileges.
 TESTS += tests/secure-env.sh
 EXTRA_DIST += tests/secure-env.sh
-# tests: man
-# The manual pages: lint (mandoc, groff), coverage of every exported name
-# and inline helper plus the page skeleton, and the EXAMPLE programs
-# compiled against the built library and run.
+
+# man: the pages linted, every exported name covered, the EXAMPLEs run
 man_tests = tests/man-lint.sh tests/man-coverage.sh tests/man-examples.sh
 TESTS += $(man_tests)
 EXTRA_DIST += $(man_tests) tests/man-extract.sh
-# tests: bench
-# aio-bench's argument handling and output formats (never its timings).
+
+# bench: aio-bench's options and output formats (never its timings)
 if BUILD_TOOLS
 TESTS += tests/bench-args.sh
 endif
 EXTRA_DIST += tests/bench-args.sh
-# tests: a kernel without AIO (every io_* system call answers ENOSYS under
-# a seccomp filter), and the probe the shell tests use to skip where the
-# AIO system calls do not exist at all.
+
+# noaio: a kernel without AIO (every io_* call answers ENOSYS)
 if HAVE_CHECK
 check_PROGRAMS += tests/test-noaio
 TESTS += tests/test-noaio
@@ -163,26 +140,27 @@ tests_test_noaio_SOURCES = tests/test-noaio.c $(test_common_sources)
 tests_test_noaio_CFLAGS = $(test_cflags)
 tests_test_noaio_LDADD = $(test_ldadd)
 endif
+# aio-probe: how the shell tests skip where the AIO calls do not exist.
 check_PROGRAMS += tests/aio-probe
 tests_aio_probe_SOURCES = tests/aio-probe.c
-# noaio-exec: run a program (aio-bench, in tests/bench-args.sh) that way.
+# noaio-exec: runs a program (aio-bench, in tests/bench-args.sh) without
+# AIO; it links neither the runner nor the library.
 if HAVE_CHECK
 check_PROGRAMS += tests/noaio-exec
 tests_noaio_exec_SOURCES = tests/noaio-exec.c tests/test-common.c tests/test-common.h
 tests_noaio_exec_CFLAGS = $(test_cflags)
 tests_noaio_exec_LDADD = $(CHECK_LIBS)
 endif
-# tests: the static archive.  libaio.a defines only the public names and
-# names with the reserved prefix aioreap_, and a program that defines the
-# old unprefixed internal names links with it statically.
+
+# static: libaio.a's names, and a static link beside old internal names
 static_tests = tests/static-names.sh tests/static-link.sh
 TESTS += $(static_tests)
 EXTRA_DIST += $(static_tests)
 
-# tests: the library's files call one another one way (no circle of calls
-# between src/*.c), read from the objects libtool built.
+# layering: src/*.c call one another one way, never in a circle
 TESTS += tests/src-layering.sh
 EXTRA_DIST += tests/src-layering.sh
-# tests: the CI driver's job runner (scripts/test-all.sh)
+
+# ci: the CI driver's job runner (scripts/test-all.sh)
 TESTS += tests/ci-run-job.sh
 EXTRA_DIST += tests/ci-run-job.sh
