@@ -1,6 +1,6 @@
 # Tests.  Every Check program is tests/test-AREA.c + the shared runner,
 # run by tests/all-modes.sh in each library mode.  Shell tests (*.sh) run
-# as they are.  Each area keeps its rules in its own tests/*.mk fragment.
+# as they are.
 TEST_EXTENSIONS = .sh
 LOG_COMPILER = $(top_srcdir)/tests/all-modes.sh
 SH_LOG_COMPILER = $(SHELL)
@@ -14,20 +14,153 @@ AM_TESTS_ENVIRONMENT = \
 	STOCK_LIBAIO_H MANDOC GROFF LIBTOOL TEST_CFLAGS TEST_LDFLAGS LIBAIO_SONAME;
 EXTRA_DIST += tests/all-modes.sh
 
+# The shared runner and helpers, and the flags every Check program takes.
 test_common_sources = tests/test-main.c tests/test-common.c tests/test-common.h
 test_cflags = $(AM_CFLAGS) $(CHECK_CFLAGS) $(PTHREAD_CFLAGS)
 test_ldadd = libaio.la $(CHECK_LIBS) $(PTHREAD_LIBS)
 
-include tests/api.mk
-include tests/arch.mk
-include tests/reaper.mk
-include tests/poll.mk
-include tests/reliability.mk
-include tests/features.mk
-include tests/man.mk
-include tests/bench.mk
-include tests/noaio.mk
-include tests/static.mk
-# tests: the CI driver's job runner (scripts/test-all.sh)
+# api: every public call and helper; errors as the kernel gives them
+if HAVE_CHECK
+check_PROGRAMS += tests/test-api
+TESTS += tests/test-api
+tests_test_api_SOURCES = tests/test-api.c $(test_common_sources)
+tests_test_api_CFLAGS = $(test_cflags)
+tests_test_api_LDADD = $(test_ldadd)
+endif
+
+# ABI: the struct layout, time64, the distribution's libaio compared
+# The layout is checked at compile time, for whatever ABI CC targets
+# (.ci/m32.sh: i386), so it needs neither Check nor the library.
+check_PROGRAMS += tests/test-abi-layout
+TESTS += tests/test-abi-layout
+tests_test_abi_layout_SOURCES = tests/test-abi-layout.c
+if TIME64_ENTRY_POINTS
+# 32-bit only: a program built with 64-bit time_t reaches the LIBAIO_0.6
+# entry points through the header.  It must not see config.h, which
+# undoes _TIME_BITS for the library's own files.
+check_PROGRAMS += tests/test-time64
+TESTS += tests/test-time64
+tests_test_time64_SOURCES = tests/test-time64.c
+tests_test_time64_CPPFLAGS = -I$(top_srcdir)/include \
+	-D_FILE_OFFSET_BITS=64 -D_TIME_BITS=64
+tests_test_time64_LDADD = libaio.la
+endif
+EXTRA_DIST += tests/test-time64.c
+abi_tests = \
+	tests/abi-header.sh \
+	tests/abi-stock-header.sh \
+	tests/abi-our-header.sh \
+	tests/abi-abidiff.sh \
+	tests/abi-symbols.sh \
+	# EOL
+TESTS += $(abi_tests)
+EXTRA_DIST += $(abi_tests) tests/abi-prog.c tests/abi-lib.sh .ci/m32.sh
+
+# arch: page size, byte order and memory ordering on the running kernel
+if HAVE_CHECK
+check_PROGRAMS += tests/test-arch
+TESTS += tests/test-arch
+tests_test_arch_SOURCES = tests/test-arch.c $(test_common_sources)
+tests_test_arch_CFLAGS = $(test_cflags)
+tests_test_arch_LDADD = $(test_ldadd)
+endif
+
+# reaper: the ring reaper, reaps it did not start, the reap lock's edges
+if HAVE_CHECK
+check_PROGRAMS += tests/test-reaper tests/test-foreign tests/test-edges
+TESTS += tests/test-reaper tests/test-foreign tests/reaper-valgrind.sh \
+	tests/test-edges
+tests_test_reaper_SOURCES = tests/test-reaper.c $(test_common_sources)
+tests_test_reaper_CFLAGS = $(test_cflags)
+tests_test_reaper_LDADD = $(test_ldadd)
+tests_test_foreign_SOURCES = tests/test-foreign.c $(test_common_sources)
+tests_test_foreign_CFLAGS = $(test_cflags)
+tests_test_foreign_LDADD = $(test_ldadd)
+tests_test_edges_SOURCES = tests/test-edges.c $(test_common_sources)
+tests_test_edges_CFLAGS = $(test_cflags)
+tests_test_edges_LDADD = $(test_ldadd)
+endif
+TESTS += tests/fastpath-frame.sh
+EXTRA_DIST += tests/reaper-valgrind.sh tests/fastpath-frame.sh
+
+# poll: IOCB_CMD_POLL and io_pgetevents, native and emulated
+if HAVE_CHECK
+check_PROGRAMS += tests/test-poll tests/test-pgetevents
+TESTS += tests/test-poll tests/test-pgetevents tests/poll-strace.sh
+tests_test_poll_SOURCES = tests/test-poll.c $(test_common_sources)
+tests_test_poll_CFLAGS = $(test_cflags)
+tests_test_poll_LDADD = $(test_ldadd)
+tests_test_pgetevents_SOURCES = tests/test-pgetevents.c $(test_common_sources)
+tests_test_pgetevents_CFLAGS = $(test_cflags)
+tests_test_pgetevents_LDADD = $(test_ldadd)
+endif
+EXTRA_DIST += tests/poll-strace.sh
+
+# reliability: the bad input table, a soak under load and faults
+if HAVE_CHECK
+check_PROGRAMS += tests/test-badinput tests/test-soak
+TESTS += tests/test-badinput tests/test-soak
+tests_test_badinput_SOURCES = tests/test-badinput.c $(test_common_sources)
+tests_test_badinput_CFLAGS = $(test_cflags)
+tests_test_badinput_LDADD = $(test_ldadd)
+tests_test_soak_SOURCES = tests/test-soak.c $(test_common_sources)
+tests_test_soak_CFLAGS = $(test_cflags)
+tests_test_soak_LDADD = $(test_ldadd)
+endif
+EXTRA_DIST += tests/valgrind.supp .ci/sanitizers.sh .ci/valgrind.sh \
+	.ci/tsan.supp
+
+# features: learnt from the program's calls; LIBAIO_DISABLE and setuid
+if HAVE_CHECK
+check_PROGRAMS += tests/test-features
+TESTS += tests/test-features
+tests_test_features_SOURCES = tests/test-features.c $(test_common_sources)
+tests_test_features_CFLAGS = $(test_cflags)
+tests_test_features_LDADD = $(test_ldadd)
+endif
+TESTS += tests/secure-env.sh
+EXTRA_DIST += tests/secure-env.sh
+
+# man: the pages linted, every exported name covered, the EXAMPLEs run
+man_tests = tests/man-lint.sh tests/man-coverage.sh tests/man-examples.sh
+TESTS += $(man_tests)
+EXTRA_DIST += $(man_tests) tests/man-extract.sh
+
+# bench: aio-bench's options and output formats (never its timings)
+if BUILD_TOOLS
+TESTS += tests/bench-args.sh
+endif
+EXTRA_DIST += tests/bench-args.sh
+
+# noaio: a kernel without AIO (every io_* call answers ENOSYS)
+if HAVE_CHECK
+check_PROGRAMS += tests/test-noaio
+TESTS += tests/test-noaio
+tests_test_noaio_SOURCES = tests/test-noaio.c $(test_common_sources)
+tests_test_noaio_CFLAGS = $(test_cflags)
+tests_test_noaio_LDADD = $(test_ldadd)
+endif
+# aio-probe: how the shell tests skip where the AIO calls do not exist.
+check_PROGRAMS += tests/aio-probe
+tests_aio_probe_SOURCES = tests/aio-probe.c
+# noaio-exec: runs a program (aio-bench, in tests/bench-args.sh) without
+# AIO; it links neither the runner nor the library.
+if HAVE_CHECK
+check_PROGRAMS += tests/noaio-exec
+tests_noaio_exec_SOURCES = tests/noaio-exec.c tests/test-common.c tests/test-common.h
+tests_noaio_exec_CFLAGS = $(test_cflags)
+tests_noaio_exec_LDADD = $(CHECK_LIBS)
+endif
+
+# static: libaio.a's names, and a static link beside old internal names
+static_tests = tests/static-names.sh tests/static-link.sh
+TESTS += $(static_tests)
+EXTRA_DIST += $(static_tests)
+
+# layering: src/*.c call one another one way, never in a circle
+TESTS += tests/src-layering.sh
+EXTRA_DIST += tests/src-layering.sh
+
+# ci: the CI driver's job runner (scripts/test-all.sh)
 TESTS += tests/ci-run-job.sh
 EXTRA_DIST += tests/ci-run-job.sh
