@@ -1,7 +1,7 @@
 #!/bin/sh
 # Installs, on Debian 12, everything the build, the tests, the benchmark and
 # the packaging need.  Safe to run again: apt-get skips what is there.
-#   install-deps.sh [--with-i386]   the list below (and the i386 parts)
+#   install-deps.sh [--with-i386]   the list below (and the i386 parts, for m32)
 #   install-deps.sh --only PKG...   just these packages
 set -e
 pkgs="build-essential autoconf automake libtool autoconf-archive pkg-config

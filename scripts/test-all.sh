@@ -28,7 +28,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
-sh scripts/install-deps.sh --with-i386
+sh scripts/install-deps.sh
 autoreconf -fi >/dev/null 2>&1
 
 default_jobs="check distcheck sanitizers valgrind fuzz buildd cross kernels rpm"
