@@ -20,8 +20,7 @@ command -v objcopy >/dev/null 2>&1 || skip "objcopy not installed (binutils)"
 objcopy --strip-debug "$ours" "$tmp/ours.so" || fail "objcopy"
 # Built with --enable-t64-name, our soname is libaio.so.1t64 by design
 # (tests/abi-symbols.sh checks it): compare the interfaces, not the names.
-soname_of() { readelf -d "$1" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'; }
-[ "$(soname_of "$STOCK_LIBAIO")" = "$(soname_of "$ours")" ] || set -- --ignore-soname
+[ "$(dyn SONAME "$STOCK_LIBAIO")" = "$(dyn SONAME "$ours")" ] || set -- --ignore-soname
 
 echo "== abidiff --no-added-syms stock ours(stripped)"
 abidiff "$@" --no-added-syms --no-corpus-path "$STOCK_LIBAIO" "$tmp/ours.so"

@@ -123,9 +123,7 @@ case $(elf_class "$ours") in
 esac
 
 # The layout checks hold for the stock header too (same ABI).
-if [ -n "${STOCK_LIBAIO_H:-}" ] && [ -f "$STOCK_LIBAIO_H" ]; then
-	mkdir "$tmp/stockinc"
-	cp "$STOCK_LIBAIO_H" "$tmp/stockinc/libaio.h"
+if stock_header; then
 	if $CC -std=gnu11 -Wall -I"$tmp/stockinc" -o "$tmp/layout" \
 		"$top_srcdir/tests/test-abi-layout.c" 2> "$tmp/err" &&
 		"$tmp/layout"; then

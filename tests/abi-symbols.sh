@@ -92,11 +92,10 @@ while read -r bind name; do
 	esac
 done < "$tmp/ours.und"
 
-# Soname and dependencies.
-soname=$(readelf -d "$ours" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+soname=$(dyn SONAME "$ours")
 [ "$soname" = "${LIBAIO_SONAME:-libaio.so.1}" ] ||
 	bad "soname is '$soname', want ${LIBAIO_SONAME:-libaio.so.1}"
-needed=$(readelf -d "$ours" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+needed=$(dyn NEEDED "$ours" | tr '\n' ' ')
 [ "$needed" = "libc.so.6 " ] || bad "DT_NEEDED is '$needed', want libc.so.6 only"
 
 # objdump -T gives the same list.
