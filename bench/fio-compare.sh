@@ -20,7 +20,6 @@
 #   backing file (/var/tmp), FIO_LOOP_DEPTHS ("1 32 128").
 set -u
 
-builddir=${1:-${AIO_BUILDDIR:-.}}
 name=fio-compare tool=fio
 # shellcheck source=bench/compare-lib.sh disable=SC2034 # read there
 . "$(dirname "$0")/compare-lib.sh"
@@ -35,7 +34,6 @@ loopdev=
 
 command -v python3 >/dev/null 2>&1 || die "python3 is needed to read fio's JSON"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/fio-compare.XXXXXX") || die "mktemp failed"
 file=$dir/fio-compare.$$
 loopfile=$loopdir/fio-compare-loop.$$
 cleanup() {
@@ -45,7 +43,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
-compare_dirs "$work"
 echo "fio: $(fio --version), kernel $(uname -r), file $file ($size), ${runtime}s per run, $reps reps"
 
 # Lay the file out once, so every run reads the same page-cache pages.

@@ -13,16 +13,13 @@
 #   O_DIRECT, which tmpfs before Linux 6.6 does not).
 set -u
 
-builddir=${1:-${AIO_BUILDDIR:-.}}
 dir=${QEMU_IO_DIR:-/var/tmp}
 name=qemu-io-compare tool=qemu-io
 # shellcheck source=bench/compare-lib.sh disable=SC2034 # read there
 . "$(dirname "$0")/compare-lib.sh"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/qemu-io-compare.XXXXXX") || die "mktemp failed"
 img=$dir/qemu-io-compare.$$.raw
 trap 'rm -rf "$work"; rm -f "$img"' EXIT INT TERM
-compare_dirs "$work"
 
 # O_DIRECT check: --aio native needs it (qemu-io refuses otherwise).
 dd if=/dev/zero of="$img" bs=1M count=64 oflag=direct status=none 2>/dev/null ||
