@@ -50,19 +50,17 @@ check() {
 	qio "$2" || rc=1
 }
 
-# seq_cmds FMT COUNT: one command per i in 0..COUNT-1 (FMT uses $i via awk)
+# many CMD N BASE STEP PAT LEN: N lines "CMD PAT<offset> LEN", the offsets
+# BASE, BASE+STEP, ...
 many() {
 	awk -v n="$2" -v base="$3" -v step="$4" -v pat="$5" -v len="$6" -v cmd="$1" \
 		'BEGIN { for (i = 0; i < n; i++) printf "%s %s%d %s\n", cmd, pat, base + i * step, len }'
 }
 
 for lib in stock ours; do
-	other=ours
-	[ $lib = ours ] && other=stock
-	p=0xab
-	[ $lib = ours ] && p=0xcd
+	case $lib in stock) other=ours p=0xab ;; ours) other=stock p=0xcd ;; esac
 	echo "== $lib library"
-	printf 'write -P %s 0 1M\nread -P %s 0 1M\n' $p $p |
+	printf 'write -P %s 0 1M\nread -P %s 0 1M\n' "$p" "$p" |
 		check "$lib: write+read 1M, pattern $p" $lib
 	{ many aio_write 256 8388608 65536 "-P 0x5a " 64k; echo aio_flush;
 	  echo "read -P 0x5a 8M 16M"; } |
@@ -76,7 +74,7 @@ for lib in stock ours; do
 		check "$lib: zeroed range reads as zero" $lib
 	# What the other library wrote must read back the same.
 	{ many aio_write 32 58720256 65536 "-P 0x9c " 64k; echo aio_flush; } |
-		check "$other: 32 x 64k aio_write at 56M" $other
+		check "$other: 32 x 64k aio_write at 56M" "$other"
 	echo "read -P 0x9c 56M 2M" |
 		check "$lib: verify what $other wrote" $lib
 done
