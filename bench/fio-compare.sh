@@ -110,7 +110,6 @@ for qd in sorted({k[1] for k in order}):
           % (qd, r, "met" if r >= 1.10 else "MISSED"))
 EOF
 
-# Direct I/O on a loop device with direct I/O: root only.
 echo
 echo "== fio --ioengine=libaio --direct=1, 4 KiB randread, loop device with direct I/O"
 if [ "$(id -u)" != 0 ]; then

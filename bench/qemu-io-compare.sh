@@ -75,7 +75,6 @@ for lib in stock ours; do
 		check "$lib: verify what $other wrote" $lib
 done
 
-# Throughput for reference: not judged.
 echo "== timing (for reference, not judged): 4096 x 4k aio_read, then flush"
 for lib in stock ours stock ours; do
 	{ awk 'BEGIN { for (i = 0; i < 4096; i++) printf "aio_read %d 4k\n", (i * 7919 % 16384) * 4096 }';
