@@ -1,13 +1,18 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# shellcheck shell=sh disable=SC2154 # name, tool, builddir: set by the caller
+# shellcheck shell=sh disable=SC2154 # name, tool: set by the caller
 # Sourced by bench/fio-compare.sh and bench/qemu-io-compare.sh, after they
-# set name (for messages), tool (the program they run with each library)
-# and builddir.  Gives die, ours (the build's libaio.so.1), STOCK_LIBAIO
-# (found when not set) and compare_dirs; skips (77) without the tool.
+# set name (for messages) and tool (the program they run with each
+# library); reads the build directory from their $1.  Gives die, builddir,
+# ours (the build's libaio.so.1), STOCK_LIBAIO (found when not set) and a
+# scratch $work (removed on exit unless the caller sets its own trap)
+# holding stock/ and ours/, each with one library as libaio.so.1 for
+# LD_LIBRARY_PATH, with proof that the tool loads it; skips (77) without
+# the tool.
 
 die() { echo "$name: $*" >&2; exit 1; }
 
 command -v "$tool" >/dev/null 2>&1 || { echo "$name: $tool not installed: skipped"; exit 77; }
+builddir=${1:-${AIO_BUILDDIR:-.}}
 ours=$builddir/.libs/libaio.so.1
 [ -e "$ours" ] || die "$ours not found (give the build directory)"
 if [ -z "${STOCK_LIBAIO:-}" ]; then
@@ -17,16 +22,14 @@ if [ -z "${STOCK_LIBAIO:-}" ]; then
 fi
 [ -e "${STOCK_LIBAIO:-}" ] || die "no stock libaio.so.1 (set STOCK_LIBAIO)"
 
-# compare_dirs WORK: WORK/stock and WORK/ours, each holding one library
-# as libaio.so.1 for LD_LIBRARY_PATH, and proof that the tool loads it.
-compare_dirs() {
-	mkdir "$1/stock" "$1/ours"
-	ln -s "$(readlink -f "$STOCK_LIBAIO")" "$1/stock/libaio.so.1"
-	ln -s "$(readlink -f "$ours")" "$1/ours/libaio.so.1"
-	for lib in stock ours; do
-		got=$(LD_LIBRARY_PATH=$1/$lib ldd "$(command -v "$tool")" | awk '/libaio\.so\.1/ {print $3}')
-		[ "$(readlink -f "$got")" = "$(readlink -f "$1/$lib/libaio.so.1")" ] ||
-			die "$tool would load $got, not the $lib library"
-		echo "$lib: $(readlink -f "$1/$lib/libaio.so.1")"
-	done
-}
+work=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX") || die "mktemp failed"
+trap 'rm -rf "$work"' EXIT
+mkdir "$work/stock" "$work/ours"
+ln -s "$(readlink -f "$STOCK_LIBAIO")" "$work/stock/libaio.so.1"
+ln -s "$(readlink -f "$ours")" "$work/ours/libaio.so.1"
+for lib in stock ours; do
+	got=$(LD_LIBRARY_PATH=$work/$lib ldd "$(command -v "$tool")" | awk '/libaio\.so\.1/ {print $3}')
+	[ "$(readlink -f "$got")" = "$(readlink -f "$work/$lib/libaio.so.1")" ] ||
+		die "$tool would load $got, not the $lib library"
+	echo "$lib: $(readlink -f "$work/$lib/libaio.so.1")"
+done

@@ -20,7 +20,6 @@
 #   backing file (/var/tmp), FIO_LOOP_DEPTHS ("1 32 128").
 set -u
 
-builddir=${1:-${AIO_BUILDDIR:-.}}
 name=fio-compare tool=fio
 # shellcheck source=bench/compare-lib.sh disable=SC2034 # read there
 . "$(dirname "$0")/compare-lib.sh"
@@ -35,7 +34,6 @@ loopdev=
 
 command -v python3 >/dev/null 2>&1 || die "python3 is needed to read fio's JSON"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/fio-compare.XXXXXX") || die "mktemp failed"
 file=$dir/fio-compare.$$
 loopfile=$loopdir/fio-compare-loop.$$
 cleanup() {
@@ -45,21 +43,27 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM HUP
-compare_dirs "$work"
 echo "fio: $(fio --version), kernel $(uname -r), file $file ($size), ${runtime}s per run, $reps reps"
 
 # Lay the file out once, so every run reads the same page-cache pages.
 fio --name=layout --filename="$file" --size="$size" --rw=write --bs=1M \
 	--ioengine=psync --output=/dev/null || die "cannot create $file"
 
-# run LIB QD EXTRA -> prints IOPS
+# run LIB QD WHERE FIO-ARGS...: timed 4 KiB random reads with LIB at
+# iodepth QD -> prints "IOPS CPU-us-per-IO" (user + system CPU of fio's job
+# over its I/Os, from fio's own JSON); a failure dies naming WHERE.
 run() {
-	LD_LIBRARY_PATH=$work/$1 fio --name=r --filename="$file" --size="$size" \
-		--rw=randread --bs=4k --ioengine=libaio --iodepth="$2" $3 \
-		--norandommap --randrepeat=0 --time_based --runtime="$runtime" \
+	lib=$1 qd=$2 where=$3
+	shift 3
+	LD_LIBRARY_PATH=$work/$lib fio --name="$lib" --rw=randread --bs=4k --ioengine=libaio \
+		--iodepth="$qd" "$@" --norandommap --randrepeat=0 --time_based --runtime="$runtime" \
 		--output-format=json --output="$work/out.json" >/dev/null 2>"$work/err" ||
-		{ cat "$work/err" >&2; die "fio failed ($1, iodepth $2)"; }
-	python3 -c 'import json,sys; print("%.0f" % json.load(open(sys.argv[1]))["jobs"][0]["read"]["iops"])' "$work/out.json"
+		{ cat "$work/err" >&2; die "fio failed $where($lib, iodepth $qd)"; }
+	python3 -c 'import json,sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+ios = j["read"]["total_ios"]
+cpu_s = (j["usr_cpu"] + j["sys_cpu"]) / 100.0 * j["job_runtime"] / 1000.0
+print("%.0f %.3f" % (j["read"]["iops"], cpu_s * 1e6 / ios if ios else 0))' "$work/out.json"
 }
 
 : >"$work/results"
@@ -70,8 +74,10 @@ for r in $(seq 1 "$reps"); do
 			*+userspace_reap) extra=--userspace_reap=1 ;;
 			*) extra= ;;
 			esac
-			iops=$(run "${v%%+*}" "$qd" "$extra") || exit 1
-			echo "$v $qd $iops" >>"$work/results"
+			# shellcheck disable=SC2086 # one option or none
+			res=$(run "${v%%+*}" "$qd" "" --filename="$file" --size="$size" $extra) ||
+				exit 1
+			echo "$v $qd ${res% *}" >>"$work/results"
 			[ -t 2 ] && printf '\rfio-compare: rep %s iodepth %s %-24s' "$r" "$qd" "$v" >&2
 		done
 	done
@@ -104,7 +110,6 @@ for qd in sorted({k[1] for k in order}):
           % (qd, r, "met" if r >= 1.10 else "MISSED"))
 EOF
 
-# Direct I/O on a loop device with direct I/O: root only.
 echo
 echo "== fio --ioengine=libaio --direct=1, 4 KiB randread, loop device with direct I/O"
 if [ "$(id -u)" != 0 ]; then
@@ -120,25 +125,12 @@ elif ! loopdev=$(losetup --find --show --read-only --direct-io=on "$loopfile" 2>
 else
 	dio=$(cat "/sys/block/${loopdev#/dev/}/loop/dio" 2>/dev/null || echo "?")
 	echo "$loopdev over $loopfile ($(stat -f -c %T "$loopfile")), direct I/O: $dio"
-	# runio LIB QD -> prints "IOPS CPU-us-per-IO" (user + system CPU of
-	# fio's job over its I/Os, from fio's own JSON)
-	runio() {
-		LD_LIBRARY_PATH=$work/$1 fio --name=d --filename="$loopdev" --readonly \
-			--rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth="$2" \
-			--norandommap --randrepeat=0 --time_based --runtime="$runtime" \
-			--output-format=json --output="$work/d.json" >/dev/null 2>"$work/err" ||
-			{ cat "$work/err" >&2; die "fio failed on $loopdev ($1, iodepth $2)"; }
-		python3 -c 'import json,sys
-j = json.load(open(sys.argv[1]))["jobs"][0]
-ios = j["read"]["total_ios"]
-cpu_s = (j["usr_cpu"] + j["sys_cpu"]) / 100.0 * j["job_runtime"] / 1000.0
-print("%.0f %.3f" % (j["read"]["iops"], cpu_s * 1e6 / ios if ios else 0))' "$work/d.json"
-	}
 	: >"$work/dio"
 	for r in $(seq 1 "$reps"); do
 		for qd in $loopdepths; do
 			for lib in stock ours; do
-				res=$(runio "$lib" "$qd") || exit 1
+				res=$(run "$lib" "$qd" "on $loopdev " --filename="$loopdev" --readonly \
+					--direct=1) || exit 1
 				echo "$lib $qd $res" >>"$work/dio"
 				[ -t 2 ] && printf '\rfio-compare: loop rep %s iodepth %s %-8s' "$r" "$qd" "$lib" >&2
 			done

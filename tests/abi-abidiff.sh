@@ -20,49 +20,40 @@ command -v objcopy >/dev/null 2>&1 || skip "objcopy not installed (binutils)"
 objcopy --strip-debug "$ours" "$tmp/ours.so" || fail "objcopy"
 # Built with --enable-t64-name, our soname is libaio.so.1t64 by design
 # (tests/abi-symbols.sh checks it): compare the interfaces, not the names.
-soname_of() { readelf -d "$1" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p'; }
-[ "$(soname_of "$STOCK_LIBAIO")" = "$(soname_of "$ours")" ] || set -- --ignore-soname
+[ "$(dyn SONAME "$STOCK_LIBAIO")" = "$(dyn SONAME "$ours")" ] || set -- --ignore-soname
 
-echo "== abidiff --no-added-syms stock ours(stripped)"
-abidiff "$@" --no-added-syms --no-corpus-path "$STOCK_LIBAIO" "$tmp/ours.so"
-rc=$?
-echo "exit $rc"
-[ $rc -eq 0 ] || bad "symbol-level ABI difference"
-
-summary_clean() { # file: every summary line says 0 Removed, 0 Changed
-	grep 'changes summary' "$1" >/dev/null || return 1
-	! grep 'changes summary' "$1" |
+# run LABEL ARGS...: abidiff ARGS, its output (also kept in $tmp/out) and
+# exit status (also in $rc) shown under LABEL.
+run() {
+	echo "== abidiff $1"
+	shift
+	abidiff "$@" > "$tmp/out"
+	rc=$?
+	cat "$tmp/out"
+	echo "exit $rc"
+}
+# No error, no incompatible change, and every summary line of $tmp/out
+# says 0 Removed, 0 Changed.
+stat_clean() {
+	[ $((rc & 11)) -eq 0 ] && grep 'changes summary' "$tmp/out" >/dev/null &&
+		! grep 'changes summary' "$tmp/out" |
 		grep -E '[1-9][0-9]* Removed|[1-9][0-9]* Changed' >/dev/null
 }
 
-echo "== abidiff --stat stock ours(stripped)"
-abidiff "$@" --stat "$STOCK_LIBAIO" "$tmp/ours.so" > "$tmp/stat1"
-rc=$?
-cat "$tmp/stat1"
-echo "exit $rc"
-if [ $((rc & 11)) -ne 0 ] || ! summary_clean "$tmp/stat1"; then
-	bad "removed/changed symbols or an incompatible change"
-fi
-
-echo "== abidiff --stat stock ours(with debug info)"
-abidiff "$@" --stat "$STOCK_LIBAIO" "$ours" > "$tmp/stat2"
-rc=$?
-cat "$tmp/stat2"
-echo "exit $rc"
-if [ $((rc & 11)) -ne 0 ] || ! summary_clean "$tmp/stat2"; then
-	bad "removed/changed functions or variables"
-fi
+run "--no-added-syms stock ours(stripped)" "$@" --no-added-syms --no-corpus-path \
+	"$STOCK_LIBAIO" "$tmp/ours.so"
+[ $rc -eq 0 ] || bad "symbol-level ABI difference"
+run "--stat stock ours(stripped)" "$@" --stat "$STOCK_LIBAIO" "$tmp/ours.so"
+stat_clean || bad "removed/changed symbols or an incompatible change"
+run "--stat stock ours(with debug info)" "$@" --stat "$STOCK_LIBAIO" "$ours"
+stat_clean || bad "removed/changed functions or variables"
 
 # Reverse direction: our extra symbols must show up as removed (exit has
 # bit 8).  Only meaningful when we do export extra symbols.
 extra=$(readelf --dyn-syms -W "$ours" | grep -Ec '(LIBAIO_0\.6|AIOREAP_1\.0)$' || true)
 if [ "$extra" -gt 0 ]; then
-	echo "== abidiff --stat ours(stripped) stock (must see removals)"
-	abidiff "$@" --stat "$tmp/ours.so" "$STOCK_LIBAIO"
-	rc=$?
-	echo "exit $rc"
-	[ $((rc & 8)) -ne 0 ] ||
-		bad "abidiff did not notice our extra symbols"
+	run "--stat ours(stripped) stock (must see removals)" "$@" --stat "$tmp/ours.so" "$STOCK_LIBAIO"
+	[ $((rc & 8)) -ne 0 ] || bad "abidiff did not notice our extra symbols"
 fi
 
 finish

@@ -15,7 +15,7 @@ strict="-pedantic -Wall -Wextra -Werror"
 printf '#include <libaio.h>\n' > "$tmp/alone.c"
 # Twice, and with the declarations used, so include guards and the
 # inline helpers are exercised too.
-cat > "$tmp/use.c" <<'EOC'
+cat > "$tmp/used.c" <<'EOC'
 #include <libaio.h>
 #include <libaio.h>
 int use_all(io_context_t ctx, struct iocb *cb, struct io_event *ev,
@@ -45,20 +45,22 @@ compile() { # label, compiler and flags...
 }
 
 for std in c99 c11; do
-	compile "C $std alone" $CC -std=$std $strict -I"$inc" "$tmp/alone.c"
-	compile "C $std used" $CC -std=$std $strict -I"$inc" "$tmp/use.c"
+	for f in alone used; do
+		compile "C $std $f" $CC -std=$std $strict -I"$inc" "$tmp/$f.c"
+	done
 done
-compile "C gnu11 used" $CC -std=gnu11 $strict -I"$inc" "$tmp/use.c"
+compile "C gnu11 used" $CC -std=gnu11 $strict -I"$inc" "$tmp/used.c"
 if command -v "${CXX%% *}" >/dev/null 2>&1; then
 	for std in c++11 c++17; do
-		compile "C++ $std alone" $CXX -x c++ -std=$std $strict -I"$inc" "$tmp/alone.c"
-		compile "C++ $std used" $CXX -x c++ -std=$std $strict -I"$inc" "$tmp/use.c"
+		for f in alone used; do
+			compile "C++ $std $f" $CXX -x c++ -std=$std $strict -I"$inc" "$tmp/$f.c"
+		done
 	done
 else
 	echo "SKIP (part): no C++ compiler '$CXX': the header is not checked as C++"
 fi
 if command -v clang >/dev/null 2>&1; then
-	compile "clang c99 used" clang -std=c99 $strict -I"$inc" "$tmp/use.c"
+	compile "clang c99 used" clang -std=c99 $strict -I"$inc" "$tmp/used.c"
 else
 	echo "SKIP (part): clang not installed: the header is checked with $CC only"
 fi
@@ -82,24 +84,19 @@ EOC
 compile "C c99 AIOREAP_EXTENSIONS and the four extensions" \
 	$CC -std=c99 $strict -I"$inc" "$tmp/macro.c"
 
-# Which getevents names an object calls.
-calls() { # object -> sorted undefined io_*getevents* names
-	nm -u "$1" | awk '{ print $NF }' | grep 'getevents' | sort | tr '\n' ' '
-}
-expect_calls() { # label, expected, flags...
+# expect_calls LABEL WANT FLAGS...: the sorted io_*getevents* names that
+# used.c built with FLAGS calls are WANT.
+expect_calls() {
 	label=$1 want=$2
 	shift 2
-	if $CC -std=gnu11 $strict -I"$inc" "$@" -c -o "$tmp/t.o" "$tmp/use.c" \
-		2> "$tmp/err"; then
-		got=$(calls "$tmp/t.o")
-		if [ "$got" = "$want" ]; then
-			echo "ok   $label: $got"
-		else
-			bad "$label: calls '$got', want '$want'"
-		fi
-	else
+	if ! $CC -std=gnu11 $strict -I"$inc" "$@" -c -o "$tmp/t.o" "$tmp/used.c" 2> "$tmp/err"; then
 		cat "$tmp/err"
 		bad "$label: does not compile"
+	elif got=$(nm -u "$tmp/t.o" | awk '{ print $NF }' | grep getevents | sort | tr '\n' ' ') &&
+		[ "$got" = "$want" ]; then
+		echo "ok   $label: $got"
+	else
+		bad "$label: calls '$got', want '$want'"
 	fi
 }
 
@@ -108,7 +105,7 @@ expect_calls() { # label, expected, flags...
 # C library headers (gcc-multilib / libc6-dev-i386).
 if printf '#include <sys/types.h>\n#include <signal.h>\n#include <time.h>\nint x;\n' |
 	$CC -m32 -x c -c -o "$tmp/m32.o" - 2>/dev/null; then
-	compile "C c99 -m32 used" $CC -m32 -std=c99 $strict -I"$inc" "$tmp/use.c"
+	compile "C c99 -m32 used" $CC -m32 -std=c99 $strict -I"$inc" "$tmp/used.c"
 	expect_calls "-m32 _TIME_BITS=64" "io_getevents_time64 io_pgetevents_time64 " \
 		-m32 -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64
 	expect_calls "-m32" "io_getevents io_pgetevents " -m32
@@ -123,9 +120,7 @@ case $(elf_class "$ours") in
 esac
 
 # The layout checks hold for the stock header too (same ABI).
-if [ -n "${STOCK_LIBAIO_H:-}" ] && [ -f "$STOCK_LIBAIO_H" ]; then
-	mkdir "$tmp/stockinc"
-	cp "$STOCK_LIBAIO_H" "$tmp/stockinc/libaio.h"
+if stock_header; then
 	if $CC -std=gnu11 -Wall -I"$tmp/stockinc" -o "$tmp/layout" \
 		"$top_srcdir/tests/test-abi-layout.c" 2> "$tmp/err" &&
 		"$tmp/layout"; then

@@ -2,8 +2,9 @@
 # STOCK_LIBAIO and STOCK_LIBAIO_H from the environment (tests/local.mk sets
 # them) and gives: absolute paths, $ours (our libaio.so.1), a scratch $tmp
 # removed on exit, skip/fail helpers, bad and finish for a test that goes
-# on after a failed check, and run_prog.  77 is used only for what cannot
-# exist on this machine, never for a check that went wrong.
+# on after a failed check, need_* (skips), stock_header and run_prog.  77
+# is used only for what cannot exist on this machine, never for a check
+# that went wrong.
 
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
@@ -23,34 +24,38 @@ ours=$top_builddir/.libs/libaio.so.1
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/libaio-abi.XXXXXX") || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
 
-# ELF class of a file: 32 or 64.
-elf_class() {
+elf_class() { # 32, 64 or unknown
 	case $(od -An -tx1 -j4 -N1 "$1" | tr -d ' ') in
-	01) echo 32 ;;
-	02) echo 64 ;;
-	*) echo unknown ;;
+	01) echo 32 ;; 02) echo 64 ;; *) echo unknown ;;
 	esac
 }
 
 # Skip where the AIO system calls answer ENOSYS (tests/aio-probe says why).
-need_aio() {
-	"$top_builddir/tests/aio-probe" || exit $?
-}
+need_aio() { "$top_builddir/tests/aio-probe" || exit $?; }
 
+# need_stock offers the stock library alone in $tmp/stocklib, for
+# LD_LIBRARY_PATH.
 need_stock() {
 	[ -n "${STOCK_LIBAIO:-}" ] && [ -e "$STOCK_LIBAIO" ] ||
 		skip "no stock libaio.so.1 (configure --with-stock-libaio=PATH)"
 	[ "$(elf_class "$STOCK_LIBAIO")" = "$(elf_class "$ours")" ] ||
 		skip "stock $STOCK_LIBAIO is not the same ELF class as ours"
+	{ mkdir "$tmp/stocklib" && ln -s "$(real "$STOCK_LIBAIO")" "$tmp/stocklib/libaio.so.1"; } ||
+		fail "$tmp/stocklib"
 }
 
-need_stock_header() {
-	[ -n "${STOCK_LIBAIO_H:-}" ] && [ -f "$STOCK_LIBAIO_H" ] ||
-		skip "no stock libaio.h"
+# stock_header: false without the distribution's libaio.h, else it is
+# copied alone into $tmp/stockinc, for -I.
+stock_header() {
+	[ -n "${STOCK_LIBAIO_H:-}" ] && [ -f "$STOCK_LIBAIO_H" ] || return 1
+	{ mkdir "$tmp/stockinc" && cp "$STOCK_LIBAIO_H" "$tmp/stockinc/libaio.h"; } ||
+		fail "cannot copy $STOCK_LIBAIO_H"
 }
 
-# The real file behind a path.
 real() { readlink -f "$1"; }
+
+# dyn TAG FILE: the values of FILE's dynamic TAG (SONAME, NEEDED), one a line.
+dyn() { readelf -d "$2" | sed -n "s/.*($1).*\[\(.*\)\]/\1/p"; }
 
 # run_prog LABEL LIBRARY ENV...: $tmp/prog (tests/abi-prog.c) run with
 # ENV; it must pass and must have mapped LIBRARY (it prints the libaio

@@ -8,8 +8,6 @@
 need_stock
 need_aio
 
-mkdir "$tmp/stocklib"
-ln -s "$(real "$STOCK_LIBAIO")" "$tmp/stocklib/libaio.so.1"
 soname=${LIBAIO_SONAME:-libaio.so.1}
 [ "$soname" = libaio.so.1 ] || ln -s "$(real "$STOCK_LIBAIO")" "$tmp/stocklib/$soname"
 $CC -std=gnu11 -O2 -Wall -Wextra -Werror -pthread -I"$top_srcdir/include" \

@@ -12,20 +12,16 @@
 need_stock
 command -v readelf >/dev/null 2>&1 || skip "readelf not installed (binutils)"
 
-# Defined dynamic symbols, one "name@version" or "name@@version" a line
-# (version-node symbols appear as their bare name).  ppc64's
+# dynsyms FILE def: the defined dynamic symbols, one "name@version" or
+# "name@@version" a line (version-node symbols appear as their bare name);
+# dynsyms FILE und: the imports as "binding name@version".  ppc64's
 # "[<localentry>: 8]" column and the "(N)" version index some readelf
 # versions print after the name are removed first.
-defined() {
+dynsyms() {
 	readelf --dyn-syms -W "$1" |
-		awk '{ sub(/ \([0-9]+\)$/, ""); gsub(/\[[^]]*\]/, ""); $0 = $0 }
-			$1 ~ /^[0-9]+:$/ && $7 != "UND" && $8 != "" { print $8 }' |
-		sort -u
-}
-undefined() {
-	readelf --dyn-syms -W "$1" |
-		awk '{ sub(/ \([0-9]+\)$/, ""); gsub(/\[[^]]*\]/, ""); $0 = $0 }
-			$1 ~ /^[0-9]+:$/ && $7 == "UND" && $8 != "" { print $5, $8 }' |
+		awk -v und="$2" '{ sub(/ \([0-9]+\)$/, ""); gsub(/\[[^]]*\]/, ""); $0 = $0 }
+			$1 ~ /^[0-9]+:$/ && $8 != "" && ($7 == "UND") == (und == "und") {
+				print (und == "und" ? $5 " " : "") $8 }' |
 		sort -u
 }
 # Version definitions as "node<parent" (or just "node").
@@ -37,11 +33,11 @@ vtree() {
 		d && /Parent 1:/ { print n "<" $NF; n = "" }
 		END { if (n != "") print n }' | sort
 }
+# keep NAME LABEL: standard input, kept in $tmp/NAME and shown under LABEL.
+keep() { cat > "$tmp/$1"; echo "== $2"; cat "$tmp/$1"; }
 
-defined "$STOCK_LIBAIO" > "$tmp/stock.def"
-defined "$ours" > "$tmp/ours.def"
-echo "== stock exports"; cat "$tmp/stock.def"
-echo "== our exports"; cat "$tmp/ours.def"
+dynsyms "$STOCK_LIBAIO" def | keep stock.def "stock exports"
+dynsyms "$ours" def | keep ours.def "our exports"
 [ -s "$tmp/stock.def" ] || fail "could not read the stock symbol table"
 
 missing=$(comm -23 "$tmp/stock.def" "$tmp/ours.def")
@@ -74,17 +70,13 @@ got10=$(grep '@@AIOREAP_1\.0$' "$tmp/ours.def" | sort | tr '\n' ' ')
 	bad "a LIBAIO_0.x node after 0.6 is exported (upstream's numbering)"
 
 # The version tree: the stock nodes with the stock parents.
-vtree "$STOCK_LIBAIO" > "$tmp/stock.vt"
-vtree "$ours" > "$tmp/ours.vt"
-echo "== version nodes (stock)"; cat "$tmp/stock.vt"
-echo "== version nodes (ours)"; cat "$tmp/ours.vt"
+vtree "$STOCK_LIBAIO" | keep stock.vt "version nodes (stock)"
+vtree "$ours" | keep ours.vt "version nodes (ours)"
 [ -s "$tmp/stock.vt" ] || bad "could not read the stock version nodes"
 missing=$(comm -23 "$tmp/stock.vt" "$tmp/ours.vt")
 [ -z "$missing" ] || bad "version nodes differ from stock: $missing"
 
-# Imports.
-undefined "$ours" > "$tmp/ours.und"
-echo "== our imports"; cat "$tmp/ours.und"
+dynsyms "$ours" und | keep ours.und "our imports"
 while read -r bind name; do
 	case $name in
 	*@GLIBC_*) ;;
@@ -92,11 +84,10 @@ while read -r bind name; do
 	esac
 done < "$tmp/ours.und"
 
-# Soname and dependencies.
-soname=$(readelf -d "$ours" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+soname=$(dyn SONAME "$ours")
 [ "$soname" = "${LIBAIO_SONAME:-libaio.so.1}" ] ||
 	bad "soname is '$soname', want ${LIBAIO_SONAME:-libaio.so.1}"
-needed=$(readelf -d "$ours" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+needed=$(dyn NEEDED "$ours" | tr '\n' ' ')
 [ "$needed" = "libc.so.6 " ] || bad "DT_NEEDED is '$needed', want libc.so.6 only"
 
 # objdump -T gives the same list.

@@ -12,6 +12,10 @@ trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 pass() { echo "ok: $*"; }
+# check PASS FAIL COMMAND...: pass PASS when COMMAND succeeds, else fail FAIL.
+check() { p=$1 f=$2; shift 2; if "$@"; then pass "$p"; else fail "$f"; fi; }
+# has PASS FAIL ERE: check that the last run's output has a line matching ERE.
+has() { check "$1" "$2" grep -Eq -- "$3" "$tmp/out"; }
 
 # expect RC DESCRIPTION ARGS...: run, compare the exit code.
 expect() {
@@ -53,16 +57,16 @@ if [ -x "$noaio" ]; then
 fi
 
 expect 0 "--help" --help
-grep -q -- "--workloads" "$tmp/out" && pass "--help lists --workloads" || fail "--help text"
+has "--help lists --workloads" "--help text" --workloads
 expect 0 "-h" -h
 expect 0 "--version" --version
-grep -q "aio-bench" "$tmp/out" && pass "--version names the tool" || fail "--version text"
+has "--version names the tool" "--version text" aio-bench
 
 expect 2 "unknown option" --no-such-option
-grep -q "no-such-option" "$tmp/err" && pass "unknown option is named" || fail "no message for an unknown option"
+check "unknown option is named" "no message for an unknown option" grep -q no-such-option "$tmp/err"
 expect 2 "unknown short option" -Z
 expect 2 "missing argument" --time
-grep -q "needs an argument" "$tmp/err" && pass "missing argument message" || fail "no message for a missing argument"
+check "missing argument message" "no message for a missing argument" grep -q "needs an argument" "$tmp/err"
 expect 2 "bad --time" --time abc
 expect 2 "zero --time" --time 0
 expect 2 "bad --reps" --reps 0
@@ -84,7 +88,7 @@ for key in "kernel:" "poll:" "pgetevents:" "ring reaper:" "== reap" "== loop" "=
 	"== threads" "ours-ring" "ours-syscall" "copy-floor" "epoll-lt" "epoll-oneshot" \
 	"aio-poll-ours" "aio-poll-syscall" "series" "sc/op" "cpu vs" "dup" "lost" \
 	"one ring per thread"; do
-	grep -q -- "$key" "$tmp/out" && pass "table has '$key'" || fail "table lacks '$key'"
+	has "table has '$key'" "table lacks '$key'" "$key"
 done
 # CPU and system calls carry measured numbers (usr, sys, cpu ratio, sc/op,
 # sc ratio) in the reap and file rows of ours and stock, and the threads
@@ -93,41 +97,38 @@ num='[0-9]+(\.[0-9]+)?'
 for row in "ours-ring +batch=16" "stock-libaio +batch=16" "ours-ring +tmpfs QD=4" \
 	"stock-libaio +tmpfs QD=4" "ours-ring +(direct|buffered)(-tmpfs)? QD=4" \
 	"stock-libaio +(direct|buffered)(-tmpfs)? QD=1"; do
-	grep -Eq "^$row +$num +$num-$num +${num}x +$num +$num +${num}x +$num +(${num}x|inf) " "$tmp/out" &&
-		pass "'$row' has CPU and system-call figures" || fail "'$row' lacks CPU or system-call figures"
+	has "'$row' has CPU and system-call figures" "'$row' lacks CPU or system-call figures" \
+		"^$row +$num +$num-$num +${num}x +$num +$num +${num}x +$num +(${num}x|inf) "
 done
 for series in ours-ring stock-libaio; do
-	grep -Eq "^$series +tmpfs T=2 +$num .* 0 +0 +one shared context" "$tmp/out" &&
-		pass "threads: $series measured, 0 dup, 0 lost" || fail "threads: $series row"
+	has "threads: $series measured, 0 dup, 0 lost" "threads: $series row" \
+		"^$series +tmpfs T=2 +$num .* 0 +0 +one shared context"
 done
-grep -Eq "^io_uring +tmpfs T=2 +$num .* 0 +0 +one ring per thread" "$tmp/out" ||
-	grep -Eq "^io_uring +tmpfs T=2 .*not built with liburing" "$tmp/out" &&
-	pass "threads: io_uring row" || fail "threads: io_uring row"
+has "threads: io_uring row" "threads: io_uring row" \
+	"^io_uring +tmpfs T=2 +($num .* 0 +0 +one ring per thread|.*not built with liburing)"
 # The stock library's reap makes one system call per io_getevents, ours
 # none when the events are in the ring.
-grep -Eq "^stock-libaio +batch=1 .* 1\.000 +1\.00x " "$tmp/out" &&
-	pass "stock: one system call per batch-1 reap" || fail "stock reap system calls"
+has "stock: one system call per batch-1 reap" "stock reap system calls" \
+	"^stock-libaio +batch=1 .* 1\.000 +1\.00x "
 if grep -q "ring reaper:  on" "$tmp/out"; then
-	grep -Eq "^ours-ring +batch=16 .* 0\.000 +inf " "$tmp/out" &&
-		pass "ours: no system call to reap from the ring" || fail "ours reap system calls"
+	has "ours: no system call to reap from the ring" "ours reap system calls" \
+		"^ours-ring +batch=16 .* 0\.000 +inf "
 fi
-[ ! -e "$tmp/disk" ] && pass "disk-backed file removed" || fail "disk-backed file left behind"
+check "disk-backed file removed" "disk-backed file left behind" test ! -e "$tmp/disk"
 # The bare ring copy and the multi-threaded child must really have run:
 # a number, not "-".
 for series in ring-copy-floor ours-ring-mt; do
-	grep -Eq "^$series +batch=[0-9]+ +[0-9]+\.[0-9]+ " "$tmp/out" &&
-		pass "$series measured" || fail "$series has no value"
+	has "$series measured" "$series has no value" "^$series +batch=[0-9]+ +[0-9]+\.[0-9]+ "
 done
-grep -Eq "ring reaper: +(on \(|off \()" "$tmp/out" &&
-	pass "ring reaper state" || fail "ring reaper state line"
+has "ring reaper state" "ring reaper state line" "ring reaper: +(on \(|off \()"
 LIBAIO_DISABLE=ring "$bench" --workloads reap --time 0.01 --reps 1 --batches 1 >"$tmp/out" 2>&1
-grep -q "ring reaper:  off (LIBAIO_DISABLE)" "$tmp/out" && pass "LIBAIO_DISABLE=ring is reported" ||
-	fail "LIBAIO_DISABLE=ring not reported"
+has "LIBAIO_DISABLE=ring is reported" "LIBAIO_DISABLE=ring not reported" \
+	"ring reaper:  off \(LIBAIO_DISABLE\)"
 
 # JSON: parses, has the expected keys, rows carry the expected fields.
 expect 0 "tiny --json run" $tiny --workloads reap,loop,file,threads --json
 if command -v python3 >/dev/null 2>&1; then
-	python3 -m json.tool "$tmp/out" >/dev/null && pass "JSON parses" || fail "JSON does not parse"
+	check "JSON parses" "JSON does not parse" python3 -m json.tool "$tmp/out" /dev/null
 	python3 - "$tmp/out" <<'PY' && pass "JSON keys and rows" || fail "JSON keys or rows"
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -185,21 +186,19 @@ fi
 
 # Two processes, CPU pinning, a named file, no stock library.
 expect 0 "--procs 1,2 --cpu 0" --workloads loop --time 0.01 --reps 1 --conns 1 --procs 1,2 --cpu 0 --csv
-grep -q "K=1 2p" "$tmp/out" && pass "two-process rows" || fail "no two-process rows"
+has "two-process rows" "no two-process rows" "K=1 2p"
 expect 0 "--file PATH (created and removed)" --workloads file --time 0.01 --reps 1 --depths 2 \
 	--file "$tmp/data" --file-size 4 --stock none
 expect 0 "--pattern batch" --workloads file,threads --pattern batch --time 0.01 --reps 1 \
 	--depths 4 --threads 2 --thread-depth 2 --file "$tmp/data" --file-size 4
-grep -q "one io_submit for all of them" "$tmp/out" && pass "--pattern batch is reported" ||
-	fail "--pattern batch not reported"
+has "--pattern batch is reported" "--pattern batch not reported" "one io_submit for all of them"
 # Only this script's runs: another aio-bench on the machine may be running.
 left=$(for p in $pids; do ls /dev/shm/aio-bench."$p".* 2>/dev/null; done)
-[ -n "$left" ] && fail "tmpfs file left behind in /dev/shm: $left" ||
-	pass "tmpfs file removed"
-[ ! -e "$tmp/data" ] && pass "created file removed" || fail "file left behind"
-grep -q "stock-libaio" "$tmp/out" && pass "stock row shown when skipped" || fail "stock row missing"
+check "tmpfs file removed" "tmpfs file left behind in /dev/shm: $left" test -z "$left"
+check "created file removed" "file left behind" test ! -e "$tmp/data"
+has "stock row shown when skipped" "stock row missing" stock-libaio
 expect 0 "--progress" --workloads reap --time 0.01 --reps 1 --batches 1 --progress
-grep -q "reap" "$tmp/err" && pass "progress on stderr" || fail "no progress line"
+check "progress on stderr" "no progress line" grep -q reap "$tmp/err"
 
 # --loop: root only; without root it is skipped with a reason (exit 0).
 if [ "$(id -u)" = 0 ] && [ -e /dev/loop-control ]; then
@@ -208,18 +207,15 @@ if [ "$(id -u)" = 0 ] && [ -e /dev/loop-control ]; then
 	if grep -q "loop: skipped" "$tmp/out"; then
 		echo "note: loop device not available here: $(grep 'loop: skipped' "$tmp/out" | head -n 1)"
 	else
-		grep -Eq "^ours-ring +loop QD=4 +$num " "$tmp/out" && pass "loop device rows measured" ||
-			fail "no loop device rows"
-		grep -Eq "^ours-ring +loop T=2 +$num .* 0 +0 " "$tmp/out" && pass "loop threads rows" ||
-			fail "no loop threads rows"
+		has "loop device rows measured" "no loop device rows" "^ours-ring +loop QD=4 +$num "
+		has "loop threads rows" "no loop threads rows" "^ours-ring +loop T=2 +$num .* 0 +0 "
 	fi
 	losetup -a 2>/dev/null | grep -q "$tmp/lo" && fail "loop device left attached" ||
 		pass "loop device detached"
 else
 	expect 0 "--loop without root" --workloads file --loop --time 0.01 --reps 1 --depths 1 \
 		--file "$tmp/lo" --file-size 4
-	grep -q "loop: skipped" "$tmp/out" && pass "--loop skipped with a reason" ||
-		fail "--loop without root gave no reason"
+	has "--loop skipped with a reason" "--loop without root gave no reason" "loop: skipped"
 fi
 
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }

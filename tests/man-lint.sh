@@ -18,6 +18,14 @@ fi
 [ -n "$MANDOC" ] || echo "note: mandoc missing, checking with groff only"
 [ -n "$GROFF" ] || echo "note: groff missing, checking with mandoc only"
 
+# silent TOOL COMMAND...: COMMAND must print nothing, else $base fails.
+silent() {
+	tool=$1
+	shift
+	out=$("$@" 2>&1) || true
+	[ -z "$out" ] || { echo "FAIL $base: $tool:"; echo "$out"; fail=1; }
+}
+
 fail=0
 n=0
 for page in "$top_srcdir"/man/*.[1-9]; do
@@ -44,18 +52,8 @@ for page in "$top_srcdir"/man/*.[1-9]; do
 		echo "FAIL $base: .TH section '$th' differs from the suffix '$suffix'"
 		fail=1
 	fi
-	if [ -n "$MANDOC" ]; then
-		out=$("$MANDOC" -Tlint -Wwarning "$page" 2>&1) || true
-		if [ -n "$out" ]; then
-			echo "FAIL $base: mandoc:"; echo "$out"; fail=1
-		fi
-	fi
-	if [ -n "$GROFF" ]; then
-		out=$("$GROFF" -man -ww -z "$page" 2>&1) || true
-		if [ -n "$out" ]; then
-			echo "FAIL $base: groff:"; echo "$out"; fail=1
-		fi
-	fi
+	[ -z "$MANDOC" ] || silent mandoc "$MANDOC" -Tlint -Wwarning "$page"
+	[ -z "$GROFF" ] || silent groff "$GROFF" -man -ww -z "$page"
 done
 echo "linted $n pages"
 [ "$n" -gt 0 ] || { echo "FAIL: no pages found in $top_srcdir/man"; exit 1; }

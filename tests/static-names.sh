@@ -20,12 +20,8 @@ bad=0 n=0
 for sym in $defined; do
 	n=$((n + 1))
 	base=${sym%%@*}
-	case $base in
-	aioreap_*) continue ;;
-	esac
-	if echo "$public" | grep -qx "$base"; then
-		continue
-	fi
+	case $base in aioreap_*) continue ;; esac
+	echo "$public" | grep -qx "$base" && continue
 	echo "FAIL: $sym: neither public (src/libaio.map) nor aioreap_*"
 	bad=1
 done
