@@ -78,19 +78,9 @@ done
 printf '  %-10s %s\n' "libaio1" "$(chroot "$root" dpkg-query -W -f='${Version}' libaio1 2>/dev/null || echo no)"
 printf '  %-10s %s\n' "gcc -m32" "$(echo '#include <sys/types.h>' | chroot "$root" gcc -m32 -x c -c -o /dev/null - >/dev/null 2>&1 && echo yes || echo no)"
 
-# The source as a fresh clone would have it (tracked and untracked-but-
-# not-ignored files), owned by the build user.
+# The source, owned by the build user.
 for r in "$root" "$xroot"; do
-	mkdir -p "$r/home/builder/src"
-	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-		git ls-files -z --cached --others --exclude-standard |
-			while IFS= read -r -d '' f; do
-				[ -e "$f" ] || [ -L "$f" ] || continue
-				cp -P --parents -- "$f" "$r/home/builder/src/"
-			done
-	else
-		tar -cf - --exclude='./build*' --exclude='./.git' . | tar -C "$r/home/builder/src" -xf -
-	fi
+	ci_copy_source "$r/home/builder/src"
 	chroot "$r" chown -R builder:builder /home/builder
 done
 

@@ -46,6 +46,26 @@ ci_unpack() {
 	tar -C "$2" --numeric-owner -xf "$1"
 }
 
+# ci_copy_source DEST: the source tree as a fresh clone would see it, with
+# local edits: the files git tracks plus untracked files that are not
+# ignored, so generated files and build directories stay out.  Outside a
+# git checkout the whole tree, minus build directories, .git,
+# autom4te.cache and debian/.  DEST must be an absolute path.
+ci_copy_source() {
+	mkdir -p "$1"
+	# shellcheck disable=SC2154 # src: set by .ci/lib.sh
+	if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git -C "$src" ls-files -z --cached --others --exclude-standard |
+			(cd "$src" && while IFS= read -r -d '' f; do
+				[ -e "$f" ] || [ -L "$f" ] || continue	# deleted, not committed
+				cp -P --parents -- "$f" "$1/"
+			done)
+	else
+		tar -C "$src" -cf - --exclude='./build*' --exclude='./.git' \
+			--exclude='./autom4te.cache' --exclude='./debian' . | tar -C "$1" -xf -
+	fi
+}
+
 # ci_mounted DIR COMMAND [ARG...]: run COMMAND on the host in a private
 # mount namespace where the root DIR has /proc, /dev (bind), /sys and a
 # tmpfs /tmp (CI_TMPFS_SIZE, default 1g), for tools that enter the root
