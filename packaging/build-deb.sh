@@ -67,19 +67,12 @@ chmod +x "$tree/debian/rules"
 # A native build makes the source package too (what a distribution
 # takes, and what lintian checks); a cross build adds only its binaries.
 set -- -us -uc -F
+profiles=${DEB_BUILD_PROFILES:-} opts=${DEB_BUILD_OPTIONS:-}
 if [ -n "$arch" ]; then
 	set -- -us -uc -B -a"$arch"
-	check=0
-	profiles="cross ${DEB_BUILD_PROFILES:-}"
-else
-	profiles=${DEB_BUILD_PROFILES:-}
+	check=0 profiles="cross $profiles"
 fi
-if [ "$check" = 1 ]; then
-	opts=${DEB_BUILD_OPTIONS:-}
-else
-	opts="nocheck ${DEB_BUILD_OPTIONS:-}"
-	profiles="nocheck $profiles"
-fi
+[ "$check" = 1 ] || opts="nocheck $opts" profiles="nocheck $profiles"
 rc=0
 (cd "$tree" && DEB_BUILD_OPTIONS="$opts" DEB_BUILD_PROFILES="$profiles" \
 	dpkg-buildpackage "$@") || rc=$?
@@ -90,11 +83,9 @@ if [ -n "${LIBAIO_DEB_KEEP:-}" ]; then
 fi
 [ "$rc" = 0 ] || exit "$rc"
 
-found=0
-for f in "$tmp"/*.deb "$tmp"/*.buildinfo "$tmp"/*.changes "$tmp"/*.dsc "$tmp"/*.tar.xz; do
-	[ -e "$f" ] || continue
-	cp "$f" "$out/"
-	found=1
-done
-[ "$found" = 1 ] || { echo "build-deb.sh: no packages produced" >&2; exit 1; }
+shopt -s nullglob
+made=("$tmp"/*.deb "$tmp"/*.buildinfo "$tmp"/*.changes "$tmp"/*.dsc "$tmp"/*.tar.xz)
+shopt -u nullglob
+[ ${#made[@]} -gt 0 ] || { echo "build-deb.sh: no packages produced" >&2; exit 1; }
+cp "${made[@]}" "$out/"
 ls -l "$out"/*.deb
