@@ -47,26 +47,23 @@ mkdir -p "$tmp/SOURCES" "$tmp/tmp"
 # top directory is aioreap-VERSION and which carries packaging/aioreap.spec.
 if [ -z "$arg" ]; then
 	echo "=== configuring a fresh out-of-tree build in $tmp/obj for make dist"
-	(ci_configure "$tmp/obj" && make dist >dist.log 2>&1) ||
-		{ tail -n 30 "$tmp/obj/dist.log" 2>/dev/null; exit 1; }
-	tarballs=("$tmp"/obj/aioreap-*.tar.xz)
-elif [ -d "$arg" ]; then
+	(ci_configure "$tmp/obj") || exit 1
+	arg=$tmp/obj
+fi
+if [ -d "$arg" ]; then
 	[ -f "$arg/Makefile" ] || { echo "build-rpm.sh: $arg is not a configured build directory" >&2; exit 1; }
 	echo "=== make dist in $arg"
 	make -C "$arg" dist >"$tmp/dist.log" 2>&1 || { tail -n 30 "$tmp/dist.log"; exit 1; }
 	# The version the tree builds now, not an older tarball lying there.
 	version=$(sed -n 's/^PACKAGE_VERSION = //p' "$arg/Makefile")
-	tarballs=("$arg/aioreap-$version.tar.xz")
+	dist=$arg/aioreap-$version.tar.xz
 else
-	tarballs=("$arg")
+	dist=$arg
 fi
-if [ "${#tarballs[@]}" != 1 ] || [ ! -f "${tarballs[0]}" ]; then
-	echo "build-rpm.sh: no single dist tarball found (${tarballs[*]})" >&2
-	exit 1
-fi
+[ -f "$dist" ] || { echo "build-rpm.sh: no single dist tarball found ($dist)" >&2; exit 1; }
 # A copy, so that rpmbuild -ta's %_sourcedir (the tarball's folder) is ours.
-cp "${tarballs[0]}" "$tmp/SOURCES/"
-tarball=$tmp/SOURCES/$(basename "${tarballs[0]}")
+cp "$dist" "$tmp/SOURCES/"
+tarball=$tmp/SOURCES/$(basename "$dist")
 echo "=== tarball: $(basename "$tarball")"
 
 # --- 2. rpmbuild ---------------------------------------------------------
