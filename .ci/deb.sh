@@ -201,11 +201,9 @@ pkg-config --modversion libaio
 [ "$(pkg-config --modversion libaio)" = "$(dpkg-query -W -f='${Version}' libaio-dev | sed 's/[~-].*//')" ]
 pkg-config --cflags --libs libaio
 pkg-config --static --cflags --libs libaio
-for page in io_setup.3 io.3 io_getevents_time64.3; do
-	[ -e /usr/share/man/man3/$page.gz ] || { echo "$page not installed"; exit 1; }
+for f in man/man3/io_setup.3 man/man3/io.3 man/man3/io_getevents_time64.3 man/man7/libaio.7 doc/libaio-dev/NEWS; do
+	[ -e /usr/share/$f.gz ] || { echo "/usr/share/$f.gz not installed"; exit 1; }
 done
-[ -e /usr/share/man/man7/libaio.7.gz ]
-[ -e /usr/share/doc/libaio-dev/NEWS.gz ]
 man -w io 2>/dev/null | grep -q 'man7/libaio.7' || man -w io
 
 echo "=== the library fio and qemu-io load"
