@@ -17,8 +17,8 @@ ci_mirror=${AIOREAP_CI_MIRROR:-http://deb.debian.org/debian}
 ci_suite=${AIOREAP_CI_SUITE:-bookworm}
 
 # ci_tarball NAME MMDEBSTRAP-ARGS...: path of a cached root tarball,
-# made once with mmdebstrap (the arguments and this file's version are
-# part of the key, so a changed package list makes a new tarball).
+# made once with mmdebstrap (the suite, mirror, CI_KEY_EXTRA and the
+# arguments are the key, so a changed package list makes a new tarball).
 ci_tarball() {
 	local name=$1
 	shift
@@ -46,11 +46,9 @@ ci_unpack() {
 	tar -C "$2" --numeric-owner -xf "$1"
 }
 
-# ci_copy_source DEST: the source tree as a fresh clone would see it, with
-# local edits: the files git tracks plus untracked files that are not
-# ignored, so generated files and build directories stay out.  Outside a
-# git checkout the whole tree, minus build directories, .git,
-# autom4te.cache and debian/.  DEST must be an absolute path.
+# ci_copy_source DEST (absolute): the source tree as a fresh clone with
+# local edits would see it (tracked and untracked-but-not-ignored files);
+# outside git, all but build*, .git, autom4te.cache and debian.
 ci_copy_source() {
 	mkdir -p "$1"
 	# shellcheck disable=SC2154 # src: set by .ci/lib.sh
