@@ -106,11 +106,7 @@ passed=0 failed=0
 pass() { echo "PASS: $*"; passed=$((passed + 1)); }
 fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
 # check DESCRIPTION COMMAND...: one PASS/FAIL line from a command's status.
-check() {
-	local what=$1
-	shift
-	if "$@"; then pass "$what"; else fail "$what"; fi
-}
+check() { local what=$1; shift; if "$@"; then pass "$what"; else fail "$what"; fi; }
 not() { ! "$@"; }
 has_line() { grep -qxF -- "$1" "$2"; }		# exact line in a file
 has_match() { grep -qE -- "$1" "$2"; }		# extended regex in a file
@@ -140,9 +136,9 @@ for f in "${rpms[@]}"; do
 done
 srpms=("$tmp"/SRPMS/aioreap-*.src.rpm)
 check "source package built" test -f "${srpms[0]}"
-check "runtime package libaio built" test -n "$runtime"
-check "devel package libaio-devel built" test -n "$devel"
-check "static package libaio-static built" test -n "$static"
+for p in runtime devel static; do
+	check "$p package ${name[$p]} built" test -n "${!p}"
+done
 [ -n "$runtime" ] && [ -n "$devel" ] && [ -n "$static" ] || exit 1
 vr=$(rpm -qp --qf '%{VERSION}-%{RELEASE}' "$runtime")
 tarversion=$(basename "$tarball" .tar.xz)
