@@ -10,10 +10,8 @@
 # see a plain amd64 buildd), the other flavour and both flavours for i386
 # are built with nocheck (i386 cross-built: this host's kernel runs no
 # i386 program), so that every architecture's packages come from one
-# place.  lintian checks the source and binary packages (overrides, each
-# with its reason, in packaging/debian*/), and .ci/deb.sh installs and
-# uses them in throw-away roots, gives the distribution's packages back,
-# and replaces Debian's libaio1:amd64 and libaio1:i386 together.
+# place.  lintian checks them (doc/packaging.md says which and how
+# strictly), and .ci/deb.sh installs and uses them in throw-away roots.
 #
 #   .ci/buildd.sh [OUTDIR]
 #
@@ -69,28 +67,14 @@ ci_unpack "$xtar" "$xroot"
 
 echo "=== what the root of the build with the tests has (and lacks)"
 for tool in gcc g++ make autoreconf dh pkg-config mandoc groff valgrind strace abidiff clang i686-linux-gnu-gcc; do
-	if chroot "$root" sh -c "command -v $tool" >/dev/null 2>&1; then
-		printf '  %-10s yes\n' "$tool"
-	else
-		printf '  %-10s no\n' "$tool"
-	fi
+	printf '  %-10s %s\n' "$tool" "$(chroot "$root" sh -c "command -v $tool" >/dev/null 2>&1 && echo yes || echo no)"
 done
 printf '  %-10s %s\n' "libaio1" "$(chroot "$root" dpkg-query -W -f='${Version}' libaio1 2>/dev/null || echo no)"
 printf '  %-10s %s\n' "gcc -m32" "$(echo '#include <sys/types.h>' | chroot "$root" gcc -m32 -x c -c -o /dev/null - >/dev/null 2>&1 && echo yes || echo no)"
 
-# The source as a fresh clone would have it (tracked and untracked-but-
-# not-ignored files), owned by the build user.
+# The source, owned by the build user.
 for r in "$root" "$xroot"; do
-	mkdir -p "$r/home/builder/src"
-	if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-		git ls-files -z --cached --others --exclude-standard |
-			while IFS= read -r -d '' f; do
-				[ -e "$f" ] || [ -L "$f" ] || continue
-				cp -P --parents -- "$f" "$r/home/builder/src/"
-			done
-	else
-		tar -cf - --exclude='./build*' --exclude='./.git' . | tar -C "$r/home/builder/src" -xf -
-	fi
+	ci_copy_source "$r/home/builder/src"
 	chroot "$r" chown -R builder:builder /home/builder
 done
 
@@ -147,10 +131,8 @@ fi
 cp "$root"/home/builder/debs/* "$xroot"/home/builder/debs/* "$out/"
 ls -l "$out"/*.deb
 rm -rf "$root" "$xroot"
-# lintian on the source packages and every binary package but the
-# automatic -dbgsym ones (debhelper's, which carry no overrides); it runs
-# beside the install tests, and any tag it shows fails.  Every override
-# must follow a comment: its reason.
+# lintian (doc/packaging.md: no -dbgsym packages, any tag fails, every
+# override has a reason), beside the install tests.
 echo "=== lintian $(dpkg-query -W -f='${Version}' lintian) (in the background)"
 lint=("$out"/*.dsc)
 for f in "$out"/*.deb; do

@@ -17,8 +17,8 @@ ci_mirror=${AIOREAP_CI_MIRROR:-http://deb.debian.org/debian}
 ci_suite=${AIOREAP_CI_SUITE:-bookworm}
 
 # ci_tarball NAME MMDEBSTRAP-ARGS...: path of a cached root tarball,
-# made once with mmdebstrap (the arguments and this file's version are
-# part of the key, so a changed package list makes a new tarball).
+# made once with mmdebstrap (the suite, mirror, CI_KEY_EXTRA and the
+# arguments are the key, so a changed package list makes a new tarball).
 ci_tarball() {
 	local name=$1
 	shift
@@ -44,6 +44,24 @@ ci_unpack() {
 	rm -rf "$2"
 	mkdir -p "$2"
 	tar -C "$2" --numeric-owner -xf "$1"
+}
+
+# ci_copy_source DEST (absolute): the source tree as a fresh clone with
+# local edits would see it (tracked and untracked-but-not-ignored files);
+# outside git, all but build*, .git, autom4te.cache and debian.
+ci_copy_source() {
+	mkdir -p "$1"
+	# shellcheck disable=SC2154 # src: set by .ci/lib.sh
+	if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+		git -C "$src" ls-files -z --cached --others --exclude-standard |
+			(cd "$src" && while IFS= read -r -d '' f; do
+				[ -e "$f" ] || [ -L "$f" ] || continue	# deleted, not committed
+				cp -P --parents -- "$f" "$1/"
+			done)
+	else
+		tar -C "$src" -cf - --exclude='./build*' --exclude='./.git' \
+			--exclude='./autom4te.cache' --exclude='./debian' . | tar -C "$1" -xf -
+	fi
 }
 
 # ci_mounted DIR COMMAND [ARG...]: run COMMAND on the host in a private

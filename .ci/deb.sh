@@ -133,21 +133,18 @@ fio --name=back --filename=/var/tmp/fio.dat --size=8M --rw=randrw --bs=4k \
 echo "fio on the distribution's $runtime $dist: verify passed"
 EOF
 
-# run_autopkgtest ROOT FLAVOUR DEB...: the flavour's debian/tests against
-# DEB... in the unpacked ROOT, through autopkgtest's chroot backend (its
-# unshare backend needs subordinate id ranges for root in /etc/subuid).
-# The tests' dependencies are all in the root, so its apt sources are
-# emptied: nothing is downloaded.
+# run_autopkgtest DIR DEB...: debian/tests against DEB... in $root, with
+# DIR's (packaging/debian or packaging/debian-t64) control and changelog,
+# through autopkgtest's chroot backend (its unshare backend needs
+# subordinate id ranges for root in /etc/subuid).  The tests'
+# dependencies are all in the root, so its apt sources are emptied:
+# nothing is downloaded.
 run_autopkgtest() {
-	local root=$1 flavour=$2 src=$work/autopkgtest-src rc=0
-	shift 2
+	local src=$work/autopkgtest-src rc=0
+	echo "=== $part. autopkgtest (chroot backend)"
 	rm -rf "$src" && mkdir -p "$src/debian"
-	cp -R packaging/debian/tests packaging/debian/source "$src/debian/"
-	if [ "$flavour" = t64 ]; then
-		cp packaging/debian-t64/control packaging/debian-t64/changelog "$src/debian/"
-	else
-		cp packaging/debian/control packaging/debian/changelog "$src/debian/"
-	fi
+	cp -R packaging/debian/tests packaging/debian/source "$1/control" "$1/changelog" "$src/debian/"
+	shift
 	: >"$root/etc/apt/sources.list"
 	rm -f "$root"/etc/apt/sources.list.d/*
 	ci_mounted "$root" autopkgtest --no-built-binaries --summary-file="$work/summary" \
@@ -166,10 +163,17 @@ fresh_root() {
 	mkdir -p "$root/ci"
 	cp "$@" "$root/ci/"
 }
-# in_root SCRIPT [ARG...]: the root's /ci/SCRIPT, run from /ci with set -eu
-# and with apt asking nothing.
+# in_root TITLE SCRIPT [ARG...]: "=== PART. TITLE", then the root's
+# /ci/SCRIPT, run from /ci with set -eu and with apt asking nothing.
+# new_in_root TITLE SCRIPT: the same, SCRIPT written from standard input.
 in_root() {
+	echo "=== $part. $1"
+	shift
 	ci_in_root "$root" "cd /ci && export DEBIAN_FRONTEND=noninteractive && sh -eu /ci/$*"
+}
+new_in_root() {
+	cat >"$root/ci/$2"
+	in_root "$@"
 }
 
 # Hooks shared by the roots: Debian's own libaio packages saved in /dist
@@ -179,13 +183,13 @@ dist_hook() { # package...
 }
 nomandb='--customize-hook=rm -f "$1/var/lib/man-db/auto-update"'
 
-# --- 1. libaio1 + libaio-dev over Debian 12's, autopkgtest, downgrade ----
+part=1
 tar=$(ci_tarball run --variant=apt \
 	--include=fio,qemu-utils,gcc,libc6-dev,pkgconf,man-db,dpkg-dev,apt-utils \
 	"$(dist_hook libaio1 libaio-dev)" "$nomandb")
 root=$work/root
 fresh_root "$tar" "${plain[@]}" "$work/prog.c" "$work/downgrade.sh"
-cat > "$root/ci/test1.sh" <<'EOF'
+new_in_root "libaio1 $v12 over Debian 12's libaio1" test1.sh <<'EOF'
 echo "=== before: $(dpkg-query -W libaio1)"
 dpkg -i ./libaio1_*.deb ./libaio-dev_*.deb
 echo "=== after:  $(dpkg-query -W libaio1 libaio-dev | tr '\n' ' ')"
@@ -197,11 +201,9 @@ pkg-config --modversion libaio
 [ "$(pkg-config --modversion libaio)" = "$(dpkg-query -W -f='${Version}' libaio-dev | sed 's/[~-].*//')" ]
 pkg-config --cflags --libs libaio
 pkg-config --static --cflags --libs libaio
-for page in io_setup.3 io.3 io_getevents_time64.3; do
-	[ -e /usr/share/man/man3/$page.gz ] || { echo "$page not installed"; exit 1; }
+for f in man/man3/io_setup.3 man/man3/io.3 man/man3/io_getevents_time64.3 man/man7/libaio.7 doc/libaio-dev/NEWS; do
+	[ -e /usr/share/$f.gz ] || { echo "/usr/share/$f.gz not installed"; exit 1; }
 done
-[ -e /usr/share/man/man7/libaio.7.gz ]
-[ -e /usr/share/doc/libaio-dev/NEWS.gz ]
 man -w io 2>/dev/null | grep -q 'man7/libaio.7' || man -w io
 
 echo "=== the library fio and qemu-io load"
@@ -232,17 +234,13 @@ cat qemu-io.out
 ! grep -qi 'fail\|error\|mismatch' qemu-io.out
 rm -f /var/tmp/q.img
 EOF
-echo "=== 1. libaio1 $v12 over Debian 12's libaio1"
-in_root test1.sh
-echo "=== 1. autopkgtest (chroot backend)"
-run_autopkgtest "$root" default "${plain[@]}"
-echo "=== 1. a program built against ours; Debian 12's packages put back"
-in_root downgrade.sh libaio1
+run_autopkgtest packaging/debian "${plain[@]}"
+in_root "a program built against ours; Debian 12's packages put back" downgrade.sh libaio1
 took "part 1"
 
-# --- 2. libaio1t64 replaces Debian 12's libaio1 ---------------------------
+part=2
 fresh_root "$tar" "${t64[@]}"
-cat > "$root/ci/test2.sh" <<'EOF'
+new_in_root "libaio1t64 $v13 replaces Debian 12's libaio1" test2.sh <<'EOF'
 echo "=== before: $(dpkg-query -W libaio1 fio | tr '\n' ' ')"
 apt-get install -y -q /ci/libaio1t64_*.deb /ci/libaio-dev_*.deb
 dpkg-query -W -f='${Package} ${Version} ${db:Status-Abbrev}\n' libaio1t64 libaio-dev fio libaio1 2>&1 || true
@@ -256,16 +254,14 @@ fio --name=t64 --filename=/var/tmp/fio.dat --size=8M --rw=randrw --bs=4k \
 	--ioengine=libaio --iodepth=8 --direct=1 --verify=crc32c --verify_fatal=1 \
 	--output-format=terse --terse-version=3 | cut -d';' -f5 | grep -qx 0
 EOF
-echo "=== 2. libaio1t64 $v13 replaces Debian 12's libaio1"
-in_root test2.sh
 took "part 2"
 
-# --- 3. libaio1t64 over Debian 13's, autopkgtest, downgrade --------------
+part=3
 tar13=$(ci_suite=trixie ci_tarball run --variant=apt \
 	--include=fio,gcc,libc6-dev,pkgconf,libaio-dev,dpkg-dev,apt-utils \
 	"$(dist_hook libaio1t64 libaio-dev)" "$nomandb")
 fresh_root "$tar13" "${t64[@]}" "$work/prog.c" "$work/downgrade.sh"
-cat > "$root/ci/test3.sh" <<'EOF'
+new_in_root "libaio1t64 $v13 over Debian 13's libaio1t64" test3.sh <<'EOF'
 echo "=== before: $(dpkg-query -W libaio1t64 libaio-dev fio | tr '\n' ' ')"
 apt-get install -y -q /ci/libaio1t64_*.deb /ci/libaio-dev_*.deb
 echo "=== after: $(dpkg-query -W libaio1t64 libaio-dev fio | tr '\n' ' ')"
@@ -278,19 +274,14 @@ lib=$(ldd /usr/bin/fio | awk '$1 == "libaio.so.1t64" { print $3 }')
 echo "fio: $lib -> $(readlink -f "$lib")"
 grep -q AIOREAP_1.0 "$(readlink -f "$lib")"
 EOF
-echo "=== 3. libaio1t64 $v13 over Debian 13's libaio1t64"
-in_root test3.sh
-echo "=== 3. autopkgtest (chroot backend)"
-run_autopkgtest "$root" t64 "${t64[@]}"
-echo "=== 3. a program built against ours; Debian 13's packages put back"
-in_root downgrade.sh libaio1t64
+run_autopkgtest packaging/debian-t64 "${t64[@]}"
+in_root "a program built against ours; Debian 13's packages put back" downgrade.sh libaio1t64
 took "part 3"
 
-# --- 4. amd64 and i386 together, the i386 program run in a VM ------------
+part=4
 multi=("$debs/libaio1_${v12}_i386.deb" "$debs/libaio-dev_${v12}_i386.deb")
 if [ ! -f "${multi[0]}" ] || [ ! -f "${multi[1]}" ]; then
 	echo "=== 4. SKIP: no i386 packages in $debs (the buildd job cross-builds them)"
-	rm -rf "$root"
 	echo "=== deb job passed, part 4 skipped"
 	exit 0
 fi
@@ -310,7 +301,7 @@ ma32=$(dpkg-architecture -ai386 -qDEB_HOST_MULTIARCH)
 ci_in_root "$root" "cd /ci &&
 	gcc -O2 -Wall -Werror -I. -o prog-$arch prog.c /usr/lib/$ma64/libaio.so.1 &&
 	gcc -m32 -O2 -Wall -Werror -I. -o prog-i386 prog.c /usr/lib/$ma32/libaio.so.1"
-cat > "$root/ci/test4.sh" <<'EOF'
+new_in_root "libaio1 $v12 for amd64 and i386 over Debian 12's, in one apt call" test4.sh <<'EOF'
 echo "=== before: $(dpkg-query -W 'libaio1:*' | tr '\n' ' ')"
 echo "=== apt, asked for the amd64 package alone, would remove the other:"
 apt-get -s install ./libaio1_*_amd64.deb 2>&1 | grep -E '^(Inst|Remv) libaio1' | tee apt-one.out
@@ -325,8 +316,6 @@ for f in /usr/lib/*/libaio.so.1; do
 	grep -q AIOREAP_1.0 "$(readlink -f "$f")"
 done
 EOF
-echo "=== 4. libaio1 $v12 for amd64 and i386 over Debian 12's, in one apt call"
-in_root test4.sh
 # The VM: Debian 12's kernel (IA32 emulation on), this root unpacked from
 # an initramfs, /init running both programs and powering off.
 ktar=$(ci_tarball kernel --variant=extract --include=linux-image-amd64 \
@@ -361,17 +350,14 @@ for want in "vm: /ci/prog-$arch passed" "vm: /ci/prog-i386 passed" \
 done
 # Going back is the same: both architectures in one call (apt removes
 # our libaio-dev, which needs our libaio1); the amd64 program runs here.
-cat > "$root/ci/back4.sh" <<EOF
+new_in_root "Debian 12's libaio1 for amd64 and i386 put back, in one apt call" back4.sh <<EOF
 apt-get install -y -q --allow-downgrades /dist/libaio1_*_$arch.deb /dist/libaio1_*_i386.deb |
 	grep -E '^(Remv|Removing|Setting up)'
 dpkg-query -W -f='\${binary:Package} \${Version} \${db:Status-Abbrev}\n' 'libaio1:*' | tee back.out
 [ "\$(grep -c " \$(dpkg-deb -f /dist/libaio1_*_i386.deb Version) ii" back.out)" = 2 ]
 [ -z "\$(dpkg --audit)" ] || { dpkg --audit; exit 1; }
 ./prog-$arch
-./prog-$arch | grep -q 'libaio /usr/lib/$(dpkg-architecture -a"$arch" -qDEB_HOST_MULTIARCH)/libaio.so.1.0.2$'
+./prog-$arch | grep -q 'libaio /usr/lib/$ma64/libaio.so.1.0.2$'
 EOF
-echo "=== 4. Debian 12's libaio1 for amd64 and i386 put back, in one apt call"
-in_root back4.sh
 took "part 4"
-rm -rf "$root"
 echo "=== deb job passed"

@@ -16,12 +16,11 @@
 # --arch ARCH: cross-build for ARCH (dpkg-buildpackage -a, profiles cross
 #   and nocheck: the build machine cannot be assumed to run ARCH's
 #   programs); needs ARCH's build dependencies and cross compiler.
-#
-# The copy holds the files git tracks plus untracked files that are not
-# ignored (the working tree as a fresh clone would see it, with local
-# edits), so generated files and build directories stay out.  Outside a
-# git checkout the whole tree is copied, minus build directories.
+# The copy is the tree a fresh clone would see, with local edits
+# (.ci/chroot-lib.sh's ci_copy_source).
 set -euo pipefail
+# shellcheck source=.ci/lib.sh
+. "$(dirname "$0")/../.ci/lib.sh"
 flavour=default
 check=${LIBAIO_DEB_CHECK:-0}
 arch=''
@@ -40,7 +39,6 @@ case $flavour in
 default | t64) ;;
 *) echo "build-deb.sh: unknown flavour $flavour (default, t64)" >&2; exit 2 ;;
 esac
-src=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 for tool in dpkg-buildpackage dpkg-parsechangelog dh; do
@@ -55,19 +53,7 @@ changelog=$src/packaging/debian/changelog
 [ "$flavour" = default ] || changelog=$src/packaging/debian-$flavour/changelog
 version=$(dpkg-parsechangelog -l "$changelog" -S Version)
 tree=$tmp/aioreap-$version
-mkdir "$tree"
-
-if git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-	git -C "$src" ls-files -z --cached --others --exclude-standard |
-		(cd "$src" && while IFS= read -r -d '' f; do
-			[ -e "$f" ] || [ -L "$f" ] || continue	# deleted, not committed
-			cp -P --parents -- "$f" "$tree/"
-		done)
-else
-	(cd "$src" && tar -cf - --exclude='./build*' --exclude='./.git' \
-		--exclude='./autom4te.cache' --exclude='./debian' .) |
-		(cd "$tree" && tar -xf -)
-fi
+ci_copy_source "$tree"
 rm -rf "$tree/debian"
 cp -R "$tree/packaging/debian" "$tree/debian"
 if [ "$flavour" = t64 ]; then
@@ -81,19 +67,12 @@ chmod +x "$tree/debian/rules"
 # A native build makes the source package too (what a distribution
 # takes, and what lintian checks); a cross build adds only its binaries.
 set -- -us -uc -F
+profiles=${DEB_BUILD_PROFILES:-} opts=${DEB_BUILD_OPTIONS:-}
 if [ -n "$arch" ]; then
 	set -- -us -uc -B -a"$arch"
-	check=0
-	profiles="cross ${DEB_BUILD_PROFILES:-}"
-else
-	profiles=${DEB_BUILD_PROFILES:-}
+	check=0 profiles="cross $profiles"
 fi
-if [ "$check" = 1 ]; then
-	opts=${DEB_BUILD_OPTIONS:-}
-else
-	opts="nocheck ${DEB_BUILD_OPTIONS:-}"
-	profiles="nocheck $profiles"
-fi
+[ "$check" = 1 ] || opts="nocheck $opts" profiles="nocheck $profiles"
 rc=0
 (cd "$tree" && DEB_BUILD_OPTIONS="$opts" DEB_BUILD_PROFILES="$profiles" \
 	dpkg-buildpackage "$@") || rc=$?
@@ -104,11 +83,9 @@ if [ -n "${LIBAIO_DEB_KEEP:-}" ]; then
 fi
 [ "$rc" = 0 ] || exit "$rc"
 
-found=0
-for f in "$tmp"/*.deb "$tmp"/*.buildinfo "$tmp"/*.changes "$tmp"/*.dsc "$tmp"/*.tar.xz; do
-	[ -e "$f" ] || continue
-	cp "$f" "$out/"
-	found=1
-done
-[ "$found" = 1 ] || { echo "build-deb.sh: no packages produced" >&2; exit 1; }
+shopt -s nullglob
+made=("$tmp"/*.deb "$tmp"/*.buildinfo "$tmp"/*.changes "$tmp"/*.dsc "$tmp"/*.tar.xz)
+shopt -u nullglob
+[ ${#made[@]} -gt 0 ] || { echo "build-deb.sh: no packages produced" >&2; exit 1; }
+cp "${made[@]}" "$out/"
 ls -l "$out"/*.deb

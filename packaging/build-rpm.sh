@@ -47,26 +47,23 @@ mkdir -p "$tmp/SOURCES" "$tmp/tmp"
 # top directory is aioreap-VERSION and which carries packaging/aioreap.spec.
 if [ -z "$arg" ]; then
 	echo "=== configuring a fresh out-of-tree build in $tmp/obj for make dist"
-	(ci_configure "$tmp/obj" && make dist >dist.log 2>&1) ||
-		{ tail -n 30 "$tmp/obj/dist.log" 2>/dev/null; exit 1; }
-	tarballs=("$tmp"/obj/aioreap-*.tar.xz)
-elif [ -d "$arg" ]; then
+	(ci_configure "$tmp/obj") || exit 1
+	arg=$tmp/obj
+fi
+if [ -d "$arg" ]; then
 	[ -f "$arg/Makefile" ] || { echo "build-rpm.sh: $arg is not a configured build directory" >&2; exit 1; }
 	echo "=== make dist in $arg"
 	make -C "$arg" dist >"$tmp/dist.log" 2>&1 || { tail -n 30 "$tmp/dist.log"; exit 1; }
 	# The version the tree builds now, not an older tarball lying there.
 	version=$(sed -n 's/^PACKAGE_VERSION = //p' "$arg/Makefile")
-	tarballs=("$arg/aioreap-$version.tar.xz")
+	dist=$arg/aioreap-$version.tar.xz
 else
-	tarballs=("$arg")
+	dist=$arg
 fi
-if [ "${#tarballs[@]}" != 1 ] || [ ! -f "${tarballs[0]}" ]; then
-	echo "build-rpm.sh: no single dist tarball found (${tarballs[*]})" >&2
-	exit 1
-fi
+[ -f "$dist" ] || { echo "build-rpm.sh: no single dist tarball found ($dist)" >&2; exit 1; }
 # A copy, so that rpmbuild -ta's %_sourcedir (the tarball's folder) is ours.
-cp "${tarballs[0]}" "$tmp/SOURCES/"
-tarball=$tmp/SOURCES/$(basename "${tarballs[0]}")
+cp "$dist" "$tmp/SOURCES/"
+tarball=$tmp/SOURCES/$(basename "$dist")
 echo "=== tarball: $(basename "$tarball")"
 
 # --- 2. rpmbuild ---------------------------------------------------------
@@ -92,11 +89,9 @@ case $(readlink -f /bin/sh) in
 	fi
 	;;
 esac
-if [ "${LIBAIO_RPM_CHECK:-0}" = 1 ]; then
-	opts+=(--with check)
-else
-	opts+=(--without check)
-fi
+with=without
+[ "${LIBAIO_RPM_CHECK:-0}" != 1 ] || with=with
+opts+=(--"$with" check)
 
 echo "=== rpmbuild -ta (log: $tmp/rpmbuild.log)"
 if ! rpmbuild -ta "${opts[@]}" "$tarball" >"$tmp/rpmbuild.log" 2>&1; then
@@ -111,24 +106,22 @@ passed=0 failed=0
 pass() { echo "PASS: $*"; passed=$((passed + 1)); }
 fail() { echo "FAIL: $*"; failed=$((failed + 1)); }
 # check DESCRIPTION COMMAND...: one PASS/FAIL line from a command's status.
-check() {
-	local what=$1
-	shift
-	if "$@"; then pass "$what"; else fail "$what"; fi
-}
+check() { local what=$1; shift; if "$@"; then pass "$what"; else fail "$what"; fi; }
 not() { ! "$@"; }
 has_line() { grep -qxF -- "$1" "$2"; }		# exact line in a file
 has_match() { grep -qE -- "$1" "$2"; }		# extended regex in a file
+# has P VERB LINE: the check "NAME VERB LINE" on package P's (runtime,
+# devel, static) file list (VERB ships), --provides or --requires.
+declare -A name=([runtime]=libaio [devel]=libaio-devel [static]=libaio-static)
+has() { check "${name[$1]} $2 $3" has_line "$3" "$q/$1.${2/ships/files}"; }
 
 libdir=$(rpm --eval '%{_libdir}')
 includedir=$(rpm --eval '%{_includedir}')
 mandir=$(rpm --eval '%{_mandir}')
 isa=$(rpm --eval '%{?_isa}')
 # ELF dependencies carry "(64bit)" on 64-bit targets only.
-case $(rpm --eval '%{?__isa_bits}') in
-64) bits='(64bit)' ;;
-*) bits='' ;;
-esac
+bits=''
+[ "$(rpm --eval '%{?__isa_bits}')" != 64 ] || bits='(64bit)'
 
 rpms=("$tmp"/RPMS/*/*.rpm)
 runtime='' devel='' static=''
@@ -143,9 +136,9 @@ for f in "${rpms[@]}"; do
 done
 srpms=("$tmp"/SRPMS/aioreap-*.src.rpm)
 check "source package built" test -f "${srpms[0]}"
-check "runtime package libaio built" test -n "$runtime"
-check "devel package libaio-devel built" test -n "$devel"
-check "static package libaio-static built" test -n "$static"
+for p in runtime devel static; do
+	check "$p package ${name[$p]} built" test -n "${!p}"
+done
 [ -n "$runtime" ] && [ -n "$devel" ] && [ -n "$static" ] || exit 1
 vr=$(rpm -qp --qf '%{VERSION}-%{RELEASE}' "$runtime")
 tarversion=$(basename "$tarball" .tar.xz)
@@ -163,17 +156,15 @@ for p in runtime devel static; do
 done
 
 echo "=== $(basename "$runtime")"
-check "libaio ships $libdir/libaio.so.1.1.0" has_line "$libdir/libaio.so.1.1.0" "$q/runtime.files"
-check "libaio ships $libdir/libaio.so.1" has_line "$libdir/libaio.so.1" "$q/runtime.files"
+has runtime ships "$libdir/libaio.so.1.1.0"
+has runtime ships "$libdir/libaio.so.1"
 check "libaio.so.1 is a symlink to libaio.so.1.1.0" \
 	has_line "$libdir/libaio.so.1 -> libaio.so.1.1.0" "$q/runtime.links"
 check "libaio does not ship libaio.so (devel link)" \
 	not has_line "$libdir/libaio.so" "$q/runtime.files"
 check "libaio does not ship libaio.h" not has_line "$includedir/libaio.h" "$q/runtime.files"
-check "libaio provides libaio.so.1()$bits" has_line "libaio.so.1()$bits" "$q/runtime.provides"
-for v in LIBAIO_0.1 LIBAIO_0.4 LIBAIO_0.5 AIOREAP_1.0; do
-	check "libaio provides libaio.so.1($v)$bits" \
-		has_line "libaio.so.1($v)$bits" "$q/runtime.provides"
+for v in '' LIBAIO_0.1 LIBAIO_0.4 LIBAIO_0.5 AIOREAP_1.0; do
+	has runtime provides "libaio.so.1($v)$bits"
 done
 check "libaio does not provide LIBAIO_0.7 (upstream's next node)" \
 	not has_match '^libaio\.so\.1\(LIBAIO_0\.7\)' "$q/runtime.provides"
@@ -182,11 +173,10 @@ if [ -n "$bits" ]; then
 	check "libaio does not provide LIBAIO_0.6 (32-bit only)" \
 		not has_match '^libaio\.so\.1\(LIBAIO_0\.6\)' "$q/runtime.provides"
 else
-	check "libaio provides libaio.so.1(LIBAIO_0.6)" \
-		has_line "libaio.so.1(LIBAIO_0.6)" "$q/runtime.provides"
+	has runtime provides "libaio.so.1(LIBAIO_0.6)"
 fi
-check "libaio provides libaio$isa = $vr" has_line "libaio$isa = $vr" "$q/runtime.provides"
-check "libaio requires libc.so.6()$bits" has_line "libc.so.6()$bits" "$q/runtime.requires"
+has runtime provides "libaio$isa = $vr"
+has runtime requires "libc.so.6()$bits"
 # The library links only against libc (and, on old glibc, its split-out
 # parts): anything else, e.g. liburing or libcheck, would be a leak from
 # the tools or the tests.
@@ -195,8 +185,8 @@ check "libaio requires nothing beyond libc, the loader and rpmlib" \
 	"$q/runtime.requires"
 
 echo "=== $(basename "$devel")"
-check "libaio-devel ships $includedir/libaio.h" has_line "$includedir/libaio.h" "$q/devel.files"
-check "libaio-devel ships $libdir/libaio.so" has_line "$libdir/libaio.so" "$q/devel.files"
+has devel ships "$includedir/libaio.h"
+has devel ships "$libdir/libaio.so"
 # libtool points it at the real file; the soname link would do as well.
 check "libaio.so is a symlink to the runtime library" \
 	has_match "^$libdir/libaio\.so -> (libaio\.so\.1|libaio\.so\.1\.1\.0)\$" "$q/devel.links"
@@ -205,39 +195,35 @@ check "libaio-devel does not ship libaio.a (libaio-static does)" \
 check "libaio-devel ships NEWS" has_match '/NEWS$' "$q/devel.files"
 check "libaio-devel ships io.3 (a link page to libaio.7)" \
 	has_match "^$mandir/man3/io\.3(\.[a-z]+)?\$" "$q/devel.files"
-check "libaio-devel ships $libdir/pkgconfig/libaio.pc" \
-	has_line "$libdir/pkgconfig/libaio.pc" "$q/devel.files"
+has devel ships "$libdir/pkgconfig/libaio.pc"
 check "libaio-devel does not ship the shared library itself" \
 	not has_match '/libaio\.so\.1' "$q/devel.files"
 # Every section-3 and section-7 page of the tarball (the time64 names
 # included), compressed or not.
 pages=$(tar -tJf "$tarball" | sed -n "s|^$tarversion/man/\([A-Za-z0-9_]*\.[37]\)\$|\1|p" | sort)
-n3=0 n7=0 missing3='' missing7=''
+declare -A n=([3]=0 [7]=0) missing=([3]='' [7]='')
 for page in $pages; do
 	sec=${page##*.}
 	if has_match "^$mandir/man$sec/${page//./\\.}(\.(gz|bz2|xz|zst))?\$" "$q/devel.files"; then
-		if [ "$sec" = 3 ]; then n3=$((n3 + 1)); else n7=$((n7 + 1)); fi
-	elif [ "$sec" = 3 ]; then
-		missing3="$missing3 $page"
+		n[$sec]=$((n[$sec] + 1))
 	else
-		missing7="$missing7 $page"
+		missing[$sec]+=" $page"
 	fi
 done
-check "libaio-devel ships all $(echo "$pages" | grep -c '\.3$') section-3 pages of the tarball ($n3 found)${missing3:+, missing:$missing3}" \
-	test -z "$missing3" -a "$n3" -gt 0
-check "libaio-devel ships the section-7 page libaio.7 ($n7 found)${missing7:+, missing:$missing7}" \
-	test -z "$missing7" -a "$n7" = 1
+check "libaio-devel ships all $(echo "$pages" | grep -c '\.3$') section-3 pages of the tarball (${n[3]} found)${missing[3]:+, missing:${missing[3]}}" \
+	test -z "${missing[3]}" -a "${n[3]}" -gt 0
+check "libaio-devel ships the section-7 page libaio.7 (${n[7]} found)${missing[7]:+, missing:${missing[7]}}" \
+	test -z "${missing[7]}" -a "${n[7]}" = 1
 for page in io_getevents_time64 io_pgetevents_time64; do
 	check "libaio-devel ships $page.3" has_match "^$mandir/man3/$page\.3(\.[a-z]+)?\$" "$q/devel.files"
 done
-check "libaio-devel provides pkgconfig(libaio) = ${vr%-*}" \
-	has_line "pkgconfig(libaio) = ${vr%-*}" "$q/devel.provides"
-check "libaio-devel requires libaio$isa = $vr" has_line "libaio$isa = $vr" "$q/devel.requires"
+has devel provides "pkgconfig(libaio) = ${vr%-*}"
+has devel requires "libaio$isa = $vr"
 
 echo "=== $(basename "$static")"
-check "libaio-static ships $libdir/libaio.a" has_line "$libdir/libaio.a" "$q/static.files"
+has static ships "$libdir/libaio.a"
 check "libaio-static ships nothing else" test "$(grep -vc '/libaio\.a$' "$q/static.files")" = 0
-check "libaio-static requires libaio-devel$isa = $vr" has_line "libaio-devel$isa = $vr" "$q/static.requires"
+has static requires "libaio-devel$isa = $vr"
 
 echo "=== all packages"
 cat "$q/runtime.files" "$q/devel.files" "$q/static.files" >"$q/all.files"
