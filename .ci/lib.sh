@@ -11,18 +11,11 @@ ci_jobs=$(nproc 2>/dev/null || echo 2)
 # time_t): the t64 flavour is built with them.
 ci_time64="CPPFLAGS=-D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64"
 
-# Install host tools the jobs need (never anything the tests compare
-# against): through scripts/install-deps.sh, which waits for the dpkg lock.
-ci_need() { # package...
-	local missing='' p
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-			missing="$missing $p"
-	done
-	[ -z "$missing" ] && return 0
-	echo "=== installing on the host:$missing"
-	# shellcheck disable=SC2086
-	sh "$(dirname "${BASH_SOURCE[0]}")/../scripts/install-deps.sh" --only $missing
+# ci_need PACKAGE...: install the host tools a job needs (never anything
+# the tests compare against) through scripts/install-deps.sh, which skips
+# what is there and waits for the dpkg lock.
+ci_need() {
+	sh "$src/scripts/install-deps.sh" --only "$@"
 }
 
 # ci_configure DIR [CONFIGURE-ARG...]: a fresh out-of-tree configure in

@@ -20,6 +20,7 @@ for p in $pkgs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
 done
 [ -n "$missing" ] || exit 0
+echo "=== installing on the host:$missing"
 # Another install on the same machine may hold the dpkg lock (and apt's
 # list lock during an update): wait for it, up to ten minutes, instead of
 # failing at once.  apt-get (>= 1.9.11) does the waiting itself.
