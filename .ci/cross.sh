@@ -1,26 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# CI job "cross": build the library and aio-bench with Debian's cross
-# toolchains and --enable-werror, and build tests/test-abi-layout against
-# the architecture's own <linux/aio_abi.h> (linux-libc-dev-ARCH-cross, the
-# same headers as linux-libc-dev:ARCH): its static assertions pin every
-# offset and size of struct iocb and struct io_event to the kernel's.  The
-# layout program is then also run under qemu-user where it is installed.
-# ARCH-t64 builds the Debian 13 flavour (--enable-t64-name) with
-# $ci_time64 (.ci/lib.sh), Debian 13's default flags on armhf.
+# CI job "cross": the library and aio-bench built with Debian's cross
+# toolchains and -Werror, and tests/test-abi-layout built against the
+# architecture's own <linux/aio_abi.h> (linux-libc-dev-ARCH-cross): its
+# static assertions pin every offset and size of struct iocb and struct
+# io_event to the kernel's; it also runs under qemu-user where installed.
+# ARCH-t64 is the Debian 13 flavour (--enable-t64-name, $ci_time64).
 #
 #   .ci/cross.sh [ARCH[-t64]...]  (ARCH: arm64 armhf ppc64el s390x riscv64
 #                                  i386; default: riscv64 armhf-t64)
 #
-# By default only what the kernels job does not build: riscv64 (no Debian
-# 12 kernel to boot) and the t64 flavour; the kernels job builds arm64,
-# armhf (with the same flags), ppc64el, s390x and i386 and runs the suite
-# on each one's own kernel.
-#
-# Needs (installed when missing, waiting for the dpkg lock):
-# crossbuild-essential-{arm64,armhf,ppc64el,s390x,i386}, and for riscv64
-# (not a Debian 12 release architecture, so no crossbuild-essential)
-# gcc-riscv64-linux-gnu and libc6-dev-riscv64-cross; qemu-user-static.
+# The default is what the kernels job does not build: riscv64 (no Debian
+# 12 kernel to boot) and the t64 flavour.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=.ci/lib.sh

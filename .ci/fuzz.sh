@@ -21,9 +21,7 @@ flags=(-g -O1 -std=gnu11 -fsanitize=fuzzer,address,undefined
 	-fno-sanitize-recover=undefined -fno-omit-frame-pointer
 	-I"$BUILD" -I"$src/src" -I"$src/include")
 "$CC" "${flags[@]}" -o fuzz-ring "$src/fuzz/fuzz-ring.c"
-lib=()
-for f in "$src"/src/*.c; do lib+=("$f"); done
-"$CC" "${flags[@]}" -pthread -o fuzz-args "$src/fuzz/fuzz-args.c" "${lib[@]}"
+"$CC" "${flags[@]}" -pthread -o fuzz-args "$src/fuzz/fuzz-args.c" "$src"/src/*.c
 
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

@@ -11,24 +11,16 @@ ci_jobs=$(nproc 2>/dev/null || echo 2)
 # time_t): the t64 flavour is built with them.
 ci_time64="CPPFLAGS=-D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64"
 
-# Install host tools the jobs need (never anything the tests compare
-# against): through scripts/install-deps.sh, which waits for the dpkg lock.
-ci_need() { # package...
-	local missing='' p
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-			missing="$missing $p"
-	done
-	[ -z "$missing" ] && return 0
-	echo "=== installing on the host:$missing"
-	# shellcheck disable=SC2086
-	sh "$(dirname "${BASH_SOURCE[0]}")/../scripts/install-deps.sh" --only $missing
+# ci_need PACKAGE...: install the host tools a job needs (never anything
+# the tests compare against) through scripts/install-deps.sh, which skips
+# what is there and waits for the dpkg lock.
+ci_need() {
+	sh "$src/scripts/install-deps.sh" --only "$@"
 }
 
 # ci_configure DIR [CONFIGURE-ARG...]: a fresh out-of-tree configure in
-# DIR, which stays the current directory; its output goes to
-# configure.log there, whose end is shown on a failure.  ci_build also
-# builds (ci_make).
+# DIR, which stays the current directory; its output goes to configure.log
+# there, whose end is shown on a failure.  ci_build also builds (ci_make).
 ci_configure() {
 	local dir=$1
 	shift
@@ -55,9 +47,8 @@ ci_check_programs() {
 		tr ' ' '\n' | grep -v '\.sh$' | sed 's/\$(EXEEXT)//g' | tr '\n' ' '
 }
 
-# ci_failed_logs: the last 60 lines of the log of each
-# test of the current build directory that failed (its .trs, automake's
-# record of the result, says FAIL, ERROR or XPASS).
+# ci_failed_logs: the last 60 lines of the log of each failed test of the
+# current build directory (its .trs says FAIL, ERROR or XPASS).
 ci_failed_logs() {
 	local trs
 	find . -name '*.trs' | sort | while read -r trs; do
@@ -73,9 +64,8 @@ ci_counts() {
 	echo "$1: $2 tests run, $3 skipped, $4 failed${5:+ $5}"
 }
 
-# ci_suite_counts LOG: "RAN SKIPPED FAILED" from the "# TOTAL:" lines of
-# automake's test harness (a test-suite.log or make check's output), all
-# such blocks in LOG added up.
+# ci_suite_counts LOG...: "RAN SKIPPED FAILED", all the "# TOTAL:" blocks
+# of automake's test harness (a test-suite.log, make check's output) added.
 ci_suite_counts() {
 	awk '/^# TOTAL:/ { r += $3 } /^# SKIP:/ { s += $3 } /^# (FAIL|XPASS|ERROR):/ { f += $3 }
 		END { print r + 0, s + 0, f + 0 }' "$@"
@@ -117,14 +107,13 @@ ci_parts_done() {
 }
 
 # ci_arch ARCH: the one table of the Debian architectures the jobs build
-# for.  Sets arch_triplet (the GNU triplet: the cross toolchain's prefix
-# and configure's --host), arch_cross (the packages of that toolchain),
-# arch_qemu_user (qemu-user-static's binary) and, for the kernels job
-# (not riscv64, which Debian 12 does not release), the guest:
-# arch_kflav (linux-image-FLAVOUR), arch_qemu_pkg and arch_qemu (the
-# qemu-system package and command line), arch_con (the console),
-# arch_mach (its uname -m), arch_page, arch_endian and arch_conf (an
-# extra configure argument).
+# for.  Sets arch_triplet (the cross toolchain's prefix, configure's
+# --host), arch_cross (that toolchain's packages), arch_qemu_user
+# (qemu-user-static's binary) and, for the kernels job (not riscv64, which
+# Debian 12 does not release), the guest: arch_kflav (linux-image-FLAVOUR),
+# arch_qemu_pkg and arch_qemu (qemu-system's package and command line),
+# arch_con (the console), arch_mach (uname -m), arch_page, arch_endian and
+# arch_conf (an extra configure argument).
 ci_arch() {
 	arch_cross=crossbuild-essential-$1 arch_qemu_user=qemu-$1-static
 	arch_kflav='' arch_qemu_pkg='' arch_qemu='' arch_con='' arch_mach=''

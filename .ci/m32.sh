@@ -2,32 +2,24 @@
 # 32-bit CI job: build the whole project for i386 (gcc -m32, gcc-multilib)
 # out of tree and run the whole `make check` there.  On a 32-bit build the
 # library also exports the LIBAIO_0.6 time64 entry points, and
-# tests/test-time64 (built with -D_TIME_BITS=64) runs.
-# Where this kernel runs no i386 binaries, only the build and the export
-# checks can be done: the job then exits 77 (skipped); the kernels job
-# runs the 32-bit suite under Debian's i386 kernel.
-#
-# Needs: gcc-multilib, check:i386 (pkg-config data in
-# /usr/lib/i386-linux-gnu/pkgconfig), libaio1:i386 for the ABI comparisons,
-# libc6-dbg:i386 for valgrind on i386; installed here when missing and
-# running as root with apt-get.
+# tests/test-time64 (built with -D_TIME_BITS=64) runs.  Where this kernel
+# runs no i386 binaries, only the build and the export checks can be done:
+# the job then exits 77 (skipped); the kernels job runs the 32-bit suite
+# under Debian's i386 kernel.  libaio1:i386 is for the ABI comparisons,
+# libc6-dbg:i386 for valgrind on i386.
 # Environment: BUILD_DIR (default /tmp/build-m32), CONFIGURE_FLAGS.
 set -euo pipefail
 # shellcheck source=.ci/lib.sh
 . "$(dirname "$0")/lib.sh"
 build=${BUILD_DIR:-/tmp/build-m32}
 
-# Install what is missing when we can (CI runs as root on Debian/Ubuntu).
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	dpkg --print-foreign-architectures | grep -qx i386 || dpkg --add-architecture i386
 	ci_need gcc-multilib check:i386 libaio1:i386 libc6-dbg:i386
 fi
 
-if ! printf 'int main(void){return 0;}\n' |
-	gcc -m32 -x c -o /dev/null - 2>/dev/null; then
-	echo "m32: gcc -m32 cannot link (install gcc-multilib)" >&2
-	exit 1
-fi
+printf 'int main(void){return 0;}\n' | gcc -m32 -x c -o /dev/null - 2>/dev/null ||
+	{ echo "m32: gcc -m32 cannot link (install gcc-multilib)" >&2; exit 1; }
 
 # pkg-config must see the i386 .pc files only (check, liburing...).
 PKG_CONFIG_LIBDIR=/usr/lib/i386-linux-gnu/pkgconfig:/usr/share/pkgconfig

@@ -1,18 +1,13 @@
 #!/bin/bash
-# Sanitizer job.
-#  (a) AddressSanitizer + UndefinedBehaviorSanitizer: `make check` of every
-#      Check program (each in the six library modes of tests/all-modes.sh),
-#      out of tree in $ASAN_BUILD; the shell tests are left out (below).
-#  (b) ThreadSanitizer: the threaded tests (test-reaper, test-soak,
-#      test-edges, test-poll, in every mode) out of tree in $TSAN_BUILD.
-# The library is built shared, as shipped: the test programs are libtool
-# wrappers around .libs/lt-*, which are instrumented executables linked to
-# the instrumented libaio.so, so no LD_PRELOAD of a sanitizer runtime is
-# needed.  (--disable-shared would also work; it is not needed here.)
-# UBSan is made fatal (-fno-sanitize-recover) so that a report fails the
-# test that triggered it.  LeakSanitizer is on (detect_leaks=1).
-#   CC=gcc bash .ci/sanitizers.sh     # default clang, gcc works too
-#   SAN_JOBS="asan" or "tsan"         # one half only
+# Sanitizer job, out of tree, with clang (CC=gcc works too):
+#  asan  ASan+UBSan, `make check` of every Check program (each in the six
+#        library modes of tests/all-modes.sh) in $ASAN_BUILD;
+#  tsan  ThreadSanitizer on the threaded tests, every mode, in $TSAN_BUILD.
+# SAN_JOBS="asan" or "tsan" runs one half.  The library is built shared,
+# as shipped: the test programs' .libs/lt-* are instrumented and linked to
+# the instrumented libaio.so, so no LD_PRELOAD of a runtime is needed.
+# UBSan is fatal (-fno-sanitize-recover), so that a report fails the test
+# that triggered it; LeakSanitizer is on.
 set -euo pipefail
 # shellcheck source=.ci/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -61,8 +56,7 @@ job_tsan() {
 	local t rc=0 r s f
 	for t in test-reaper test-soak test-edges test-poll; do
 		echo "--- $t"
-		"$src/tests/all-modes.sh" "./tests/$t" \
-			>"$t-tsan.log" 2>&1 || rc=1
+		"$src/tests/all-modes.sh" "./tests/$t" >"$t-tsan.log" 2>&1 || rc=1
 		grep -E '^== mode|^[0-9]+%|soak:' "$t-tsan.log" || true
 		if grep -q 'WARNING: ThreadSanitizer' "$t-tsan.log"; then
 			grep -A30 'WARNING: ThreadSanitizer' "$t-tsan.log" | head -60

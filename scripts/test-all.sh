@@ -1,30 +1,11 @@
 #!/bin/bash
 # The README's second command, and what CI runs (.ci/run): install what is
-# missing, then build and run every test job from a clean build directory.
-# Jobs (JOBS="..." picks any set):
-#   check, distcheck, sanitizers (ASan+UBSan, TSan), valgrind, fuzz
-#   buildd  the .deb built with the tests on in a fresh minimal Debian 12
-#           root (mmdebstrap --variant=buildd, /tmp on tmpfs), then the
-#           deb job's install tests (fio, qemu-io, t64 relations) on what
-#           it built, in throw-away roots, never on this machine
-#   cross   the riscv64 cross build (no Debian 12 kernel to boot) and the
-#           Debian 13 flavour for armhf with _TIME_BITS=64, --enable-werror,
-#           the layout test against each <linux/aio_abi.h>
-#   kernels the Check suite, natively and with LIBAIO_DISABLE=all, on
-#           Debian 12's own kernels for i386 (the 32-bit suite, time64
-#           entry points included), arm64, armhf (built with
-#           _TIME_BITS=64), ppc64el (64 KiB pages) and s390x (big endian),
-#           under qemu-system with two emulated CPUs; fails on any skip,
-#           failure or unexpected kernel (.ci/kernels.sh)
-#   rpm     the RPM build with %check, its content checks and rpmlint
-# Not in the default set:
-#   deb     the deb job alone, on packages built on the host (buildd
-#           already runs it on its own packages)
-#   m32     the i386 build with gcc -m32: its make check runs only where
-#           this kernel runs i386 binaries, otherwise the job reports itself
-#           skipped (kernels runs the 32-bit suite on an i386 kernel)
-# The host's libaio packages (libaio1, libaio1:i386, libaio-dev) must have
-# byte-identical files before and after the run, or the run fails.
+# missing, then run each test job from a clean build directory.  The jobs
+# (README.md says what each checks): check distcheck sanitizers valgrind
+# fuzz buildd cross kernels rpm; JOBS="..." picks any set, JOBS=all adds
+# deb (buildd already runs it on its own packages) and m32 (skipped where
+# this kernel runs no i386 binaries).  The host's libaio packages must
+# have byte-identical files before and after the run, or the run fails.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 top=$PWD
@@ -38,9 +19,7 @@ JOBS=${JOBS:-$default_jobs}
 . .ci/lib.sh
 host_before=$(ci_host_libaio_sums)
 export LIBAIO_SOAK_SECONDS=${LIBAIO_SOAK_SECONDS:-5}
-results=()
-failed=0
-skipped=0
+results=() failed=0 skipped=0
 joblog=$(mktemp)
 trap 'rm -f "$joblog"' EXIT
 
@@ -77,10 +56,7 @@ job_check() {
 }
 
 job_distcheck() {
-	if [ ! -f "$top/build-ci/Makefile" ]; then
-		rm -rf "$top/build-ci" && mkdir "$top/build-ci"
-		(cd "$top/build-ci" && "$top/configure" --quiet)
-	fi
+	[ -f "$top/build-ci/Makefile" ] || ci_configure "$top/build-ci"
 	cd "$top/build-ci"
 	LIBAIO_TEST_MODES="native poll" LIBAIO_SOAK_SECONDS=2 \
 		make -j"$ci_jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >/tmp/distcheck.log 2>&1 ||
@@ -88,31 +64,20 @@ job_distcheck() {
 	grep -A1 'archives ready' /tmp/distcheck.log
 }
 
-# The tarball of the build-ci tree (job check) through rpmbuild, or of a
-# fresh configure when that job did not run.
-# %check (the whole test suite, as a Fedora builder runs it) is on.
+# The tarball of the build-ci tree (job check), or of a fresh configure
+# when that job did not run, through rpmbuild with %check (the whole test
+# suite, as a Fedora builder runs it) on.
 job_rpm() {
+	local from=()
+	[ ! -f "$top/build-ci/Makefile" ] || from=("$top/build-ci")
 	ci_need rpm rpmlint
-	if [ -f "$top/build-ci/Makefile" ]; then
-		LIBAIO_RPM_CHECK=1 bash packaging/build-rpm.sh "$top/build-ci"
-	else
-		LIBAIO_RPM_CHECK=1 bash packaging/build-rpm.sh
-	fi
+	LIBAIO_RPM_CHECK=1 bash packaging/build-rpm.sh ${from[@]+"${from[@]}"}
 }
 
 for j in $JOBS; do
 	case $j in
-	check) run_job check job_check ;;
-	distcheck) run_job distcheck job_distcheck ;;
-	m32) run_job m32 bash .ci/m32.sh ;;
-	sanitizers) run_job sanitizers bash .ci/sanitizers.sh ;;
-	valgrind) run_job valgrind bash .ci/valgrind.sh ;;
-	fuzz) run_job fuzz bash .ci/fuzz.sh ;;
-	deb) run_job deb bash .ci/deb.sh ;;
-	buildd) run_job buildd bash .ci/buildd.sh ;;
-	cross) run_job cross bash .ci/cross.sh ;;
-	kernels) run_job kernels bash .ci/kernels.sh ;;
-	rpm) run_job rpm job_rpm ;;
+	check | distcheck | rpm) run_job "$j" "job_$j" ;;
+	m32 | sanitizers | valgrind | fuzz | deb | buildd | cross | kernels) run_job "$j" bash ".ci/$j.sh" ;;
 	*) echo "unknown job $j"; exit 2 ;;
 	esac
 done
