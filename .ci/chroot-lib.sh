@@ -10,7 +10,8 @@
 #
 # Environment: AIOREAP_CI_CACHE (default /var/cache/aioreap-ci) holds the
 # tarballs; AIOREAP_CI_MIRROR (default http://deb.debian.org/debian);
-# AIOREAP_CI_REFRESH=1 rebuilds cached tarballs.
+# AIOREAP_CI_SUITE (default bookworm); AIOREAP_CI_REFRESH=1 rebuilds
+# cached tarballs.
 
 ci_cache=${AIOREAP_CI_CACHE:-/var/cache/aioreap-ci}
 ci_mirror=${AIOREAP_CI_MIRROR:-http://deb.debian.org/debian}

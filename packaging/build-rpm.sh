@@ -19,9 +19,10 @@
 # %_topdir and %_tmppath, so neither ~/rpmbuild nor the source tree is
 # written.  One PASS or FAIL line is printed per check; the exit status is
 # 1 if the build or any check failed, 77 (skip) if rpmbuild is missing.
-# The test suite (%check) is skipped unless LIBAIO_RPM_CHECK=1, as in
-# build-deb.sh: CI runs it in its own job.  LIBAIO_RPM_KEEP=1 keeps the
-# temporary directory (build log, unpacked tree) for inspection.
+# The test suite (%check) runs only with LIBAIO_RPM_CHECK=1 (CI's rpm
+# job sets it), as build-deb.sh's runs only with --check, since it takes
+# minutes.  LIBAIO_RPM_KEEP=1 keeps the temporary directory (build log,
+# unpacked tree) for inspection.
 set -euo pipefail
 # shellcheck source=.ci/lib.sh
 . "$(dirname "$0")/../.ci/lib.sh"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Installs, on Debian 12, everything the build, the tests, the benchmark and
 # the packaging need.  Safe to run again: apt-get skips what is there.
-#   install-deps.sh [--with-i386]   the list below (and the i386 parts, for m32)
+#   install-deps.sh [--with-i386]   the list below (and the i386 parts, for
+#                                   gcc -m32 by hand; the m32 job asks itself)
 #   install-deps.sh --only PKG...   just these packages (what one CI job needs)
 set -e
 pkgs="build-essential autoconf automake libtool autoconf-archive pkg-config
