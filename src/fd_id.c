@@ -8,24 +8,10 @@
 #include <fcntl.h>
 #include <string.h>
 #include <linux/kcmp.h>
+#include <linux/stat.h>
 
 #include "fd_id.h"
 #include "raw_syscall.h"
-
-/* struct statx's first fields, as far as stx_ino (linux/stat.h). */
-struct statx_head {
-	uint32_t mask, blksize;
-	uint64_t attributes;
-	uint32_t nlink, uid, gid;
-	uint16_t mode, pad0;
-	uint64_t ino;
-};
-/* Where the device numbers sit in struct statx (bytes 0x88..0x8f are
- * stx_dev_major and stx_dev_minor); the whole struct is 256 bytes. */
-#define STX_SIZE	256
-#define STX_DEV_OFF	0x88
-#define STX_INO_BIT	0x100u
-#define STX_TYPE_BIT	0x1u
 
 /* dir and then fd (not negative) in decimal: buf has room for dir and
  * ten digits.  No snprintf: a signal handler's io_submit may get here. */
@@ -72,28 +58,23 @@ static uint64_t eventfd_id(int fd)
 
 void aioreap_fd_identify(int fd, struct fd_id *id)
 {
-	unsigned char stx[STX_SIZE] __attribute__((aligned(8)));
-	struct statx_head h;
-	uint32_t dev[2];
+	struct statx stx;
 
 	memset(id, 0, sizeof(*id));
-	if (sys_statx_fd(fd, STX_INO_BIT, stx) < 0)
+	if (sys_statx_fd(fd, STATX_INO, &stx) < 0)
 		return;
-	memcpy(&h, stx, sizeof(h));
-	memcpy(dev, stx + STX_DEV_OFF, sizeof(dev));
-	id->dev = (uint64_t)dev[0] << 32 | dev[1];
-	id->ino = h.ino;
+	id->dev = (uint64_t)stx.stx_dev_major << 32 | stx.stx_dev_minor;
+	id->ino = stx.stx_ino;
 }
 
 unsigned aioreap_fd_type(int fd)
 {
-	unsigned char stx[STX_SIZE] __attribute__((aligned(8)));
-	struct statx_head h;
+	struct statx stx;
 
-	if (sys_statx_fd(fd, STX_TYPE_BIT, stx) < 0)
+	if (sys_statx_fd(fd, STATX_TYPE, &stx) < 0 ||
+	    !(stx.stx_mask & STATX_TYPE))
 		return 0;
-	memcpy(&h, stx, sizeof(h));
-	return (h.mask & STX_TYPE_BIT) ? h.mode & 0170000u : 0;
+	return stx.stx_mode & S_IFMT;
 }
 
 /* Every eventfd shares one anonymous inode: tell them apart by id. */
