@@ -1,10 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/*
- * The poll emulation's side of io_destroy and io_setup: which contexts
- * are being destroyed, and the records of a context that is gone.  The
- * handshake with a poll being emulated is described at the top of
- * poll_emul.c.
- */
+/* The poll emulation's side of io_destroy and io_setup: the contexts
+ * being destroyed, the records of one that is gone (see poll_emul.c). */
 #include "config.h"
 
 #include "poll_emul.h"
@@ -13,8 +9,7 @@
 
 _Atomic int aioreap_poll_emul_used;	/* the used flag (poll_emul.h) */
 
-/* Free every record of ctx (a context being destroyed, or an address the
- * kernel gave out again, so the old context is gone).  Under the lock. */
+/* Under the lock: free every record of ctx, which is gone or going. */
 static void forget_locked(io_context_t ctx)
 {
 	struct poll_rec *r;
@@ -29,8 +24,7 @@ static void forget_locked(io_context_t ctx)
 
 		if (r->ctx != ctx || st == REC_CLAIMED)
 			continue;
-		/* A reaper may claim a DELIVERED one meanwhile: then it is
-		 * the reaper's to hand back. */
+		/* Unless a reaper claimed it: then it is the reaper's. */
 		if (st == REC_DELIVERED &&
 		    !rec_move(r, REC_DELIVERED, REC_FIRED))
 			continue;
@@ -39,14 +33,11 @@ static void forget_locked(io_context_t ctx)
 }
 
 /*
- * io_destroy publishes its context here before the system call (one
- * compare-and-swap, whether or not a poll was ever emulated: the
- * emulation must be able to see a destroy that began before its first
- * poll).  The value is the page-aligned context address with a few bits
- * of the destroyer's frame address below it, so that a slot taken over
- * by another destroyer of a new context at the same address is not
- * cleared by the old one.  More destroys at once than slots go on a list
- * under the lock.
+ * io_destroy publishes its context here before the system call, polls
+ * emulated or not (one compare-and-swap): a destroy may begin before the
+ * first poll.  The value is the page-aligned address with bits of the
+ * destroyer's frame below it, so an old destroyer never clears a slot a
+ * new one took for the same address.  Overflow goes on a locked list.
  */
 #define DYING_SLOTS	16
 static _Atomic uintptr_t dying[DYING_SLOTS];
@@ -59,8 +50,7 @@ static uintptr_t dying_value(const struct pe_destroy *d)
 	return (uintptr_t)d->ctx | ((((uintptr_t)d >> 4) & CTX_ALIGN_MASK) | 1);
 }
 
-/* Is ctx being destroyed?  Under the lock, after the used flag was set.
- * Sequentially consistent: see the destroy's beginning, below. */
+/* Sequentially consistent: see destroy_begin. */
 int aioreap_poll_ctx_dying(io_context_t ctx)
 {
 	struct pe_destroy *d;
@@ -99,12 +89,9 @@ void aioreap_poll_emul_destroy_begin(io_context_t ctx, struct pe_destroy *d)
 	if (((uintptr_t)ctx & CTX_ALIGN_MASK) || !ctx)
 		return;
 	d->slot = PE_LISTED;	/* unless a slot is free */
-	/*
-	 * Publish, then look at the used flag; emulate_one stores that,
-	 * then looks at the slots (both sequentially consistent).  So if
-	 * we read 0, its check sees our slot and it refuses the poll;
-	 * otherwise we cancel every poll it added before.
-	 */
+	/* Publish, then read the used flag; emulate_one stores it, then
+	 * reads the slots (all sequentially consistent): if we read 0, it
+	 * sees our slot and refuses; else we cancel what it added. */
 	for (i = 0; i < DYING_SLOTS; i++) {
 		uintptr_t free_slot = 0;
 
@@ -133,8 +120,8 @@ void aioreap_poll_emul_destroy_end(struct pe_destroy *d)
 	if (d->slot >= 0) {
 		uintptr_t mine = dying_value(d);
 
-		/* Relaxed: fails harmlessly if io_setup already cleared it;
-		 * nothing else is published by clearing. */
+		/* Relaxed: clearing publishes nothing; fails harmlessly
+		 * if io_setup cleared it. */
 		atomic_compare_exchange_strong_explicit(
 			&dying[d->slot], &mine, 0, memory_order_relaxed,
 			memory_order_relaxed);
@@ -147,12 +134,8 @@ void aioreap_poll_emul_destroy_end(struct pe_destroy *d)
 	aioreap_pe_leave(&old);
 }
 
-/*
- * The kernel gave out ctx: any earlier context at that address is gone,
- * so a destroyer's mark for it is stale (it would refuse the new
- * context's polls) and any record left for it (a context destroyed by a
- * raw system call) is dropped.
- */
+/* The kernel gave out ctx: an older context there is gone, so its dying
+ * marks (which would refuse the new one's polls) and records go too. */
 void aioreap_poll_emul_setup_done(io_context_t ctx)
 {
 	sigset_t old;

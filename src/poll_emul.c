@@ -1,50 +1,38 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * IOCB_CMD_POLL done by the library: when the kernel has no aio poll
- * (before 4.19), when LIBAIO_DISABLE=poll asks for it, or when the kernel
- * refuses a well-formed poll with EINVAL (ttys and ptys: files with two
- * wait queues).
+ * (before 4.19), when LIBAIO_DISABLE=poll asks for it, or when it refuses
+ * a well-formed poll with EINVAL (ttys and ptys: two wait queues).
  *
- * Readiness is easy: the fd goes into a process-wide epoll set, one-shot,
- * and a helper thread waits on it.  The wake-up is the problem: the
- * completion must reach a thread that may be asleep in io_getevents,
- * which only a real AIO completion (or a signal, a timeout, io_destroy)
- * ends, and user space may not write into the kernel's ring.  A queue of
- * the library's own, merged into every reap, would need signals (the
- * application's) or bounded sleeps to interrupt that thread, and a second
- * source of events that every reaper, several threads at once, merges
- * without losing or doubling any.  So the completion takes the kernel's
- * own path: the helper submits to the context a doorbell, an iocb of its
- * own that completes inside io_submit (a 0-byte read of a memfd or
- * /dev/zero).  The kernel posts its event and wakes the sleepers as for
- * any completion.  The event's obj is one of our static doorbell iocbs
- * and its data a token naming the record; every library reap rewrites it
- * in place into the application's completion (data and obj of the user's
- * iocb, res the ready mask, res2 0).  One doorbell is one completion, so
- * exactly-once delivery is the kernel's (and the ring reaper's), and
- * IOCB_FLAG_RESFD is honoured by putting the user's eventfd on the
- * doorbell.  What the program sees of all this: io_prep_poll(3), NOTES.
+ * The fd goes into a process-wide epoll set, one-shot, that a helper
+ * thread waits on.  The completion must then wake a thread asleep in
+ * io_getevents, which only a real AIO completion ends, and user space may
+ * not write the kernel's ring; a second queue merged into every reap would
+ * need signals or bounded sleeps and a second exactly-once argument.  So
+ * the helper submits a doorbell to the context: an iocb of ours that
+ * completes inside io_submit (a 0-byte read of a memfd or /dev/zero).
+ * Its event's obj is one of our static doorbell iocbs, its data a token
+ * naming the record, and every library reap rewrites it in place into the
+ * application's completion.  One doorbell is one completion, so exactly-
+ * once delivery is the kernel's, and IOCB_FLAG_RESFD is honoured by
+ * putting the user's eventfd on the doorbell.
  *
- * Locking: one mutex, the emulation's lock (poll_helper.h), covers the
- * records, their hash, the backlog and the helper's state, and is held
- * across every doorbell io_submit.  The reap side takes no lock: a reaper
- * claims a delivered record with one compare-and-swap on its
- * generation-and-state word (poll_rec.h) and hands it back through a list
- * that the lock's next holder recycles.
+ * Locking: one mutex (poll_helper.h) covers the records, their hash, the
+ * backlog and the helper, and is held across every doorbell io_submit.
+ * A reaper takes no lock: it claims a delivered record with one
+ * compare-and-swap of its generation-and-state word (poll_rec.h) and
+ * hands it back through a list that the lock's next holder recycles.
  *
- * Destroy: io_destroy publishes the context in a dying slot before the
- * system call, then cancels its polls under the lock.  Emulating a poll
- * first sets the flag that says polls are emulated, then asks the kernel
- * whether the context is alive and looks at the slots, under the lock.
- * Each side writes before it reads the other's variable (sequentially
- * consistent), so a poll is either cancelled by the destroy or refused
- * with EINVAL, and no doorbell reaches a context after io_destroy
- * returns.
+ * Destroy: io_destroy publishes the context in a dying slot, then cancels
+ * its polls under the lock; emulating a poll sets the used flag, then asks
+ * the kernel whether the context lives and reads the slots, under the
+ * lock.  Each side writes before it reads the other's variable
+ * (sequentially consistent), so a poll is either cancelled or refused
+ * with EINVAL, and no doorbell reaches a context after io_destroy.
  *
- * Files: this one validates, emulates and cancels polls; poll_destroy.c
- * follows destroys; poll_helper.c has the lock, the epoll set, the helper
- * thread and the doorbells; poll_rec.c the record store; fd_id.c
- * descriptor identity.
+ * This file validates, emulates and cancels polls; poll_destroy.c follows
+ * destroys; poll_helper.c has the lock, epoll set, helper and doorbells;
+ * poll_rec.c the record store; fd_id.c descriptor identity.
  */
 #include "config.h"
 
@@ -78,9 +66,8 @@ static void fork_parent(void)
 	aioreap_pe_leave(&fork_mask);
 }
 
-/* The parent's contexts are not ours: forget every record, closing the
- * duplicates this process inherited, and let a new helper start later.
- * Claimed records too: the reapers that claimed them are not here. */
+/* The parent's contexts are not ours: forget every record, claimed ones
+ * too (their reapers are not here), closing the inherited duplicates. */
 static void fork_child(void)
 {
 	struct poll_rec *r;
@@ -101,35 +88,21 @@ static void init(void)
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
-/* --- submission ------------------------------------------------------ */
-
 static int is_poll(const struct iocb *cb)
 {
 	return !obviously_bad_pointer(cb) && cb->aio_lio_opcode == IO_CMD_POLL;
 }
 
-/* --- the caller's memory (LIBAIO_DISABLE=poll) ------------------------ */
-
 /*
- * With the emulation forced, the library reads the iocb array and the
- * iocbs itself, before the kernel does, to find the polls, and stores the
- * key of each poll it serves.  The reads are plain loads: a checked copy
- * (process_vm_readv) would add a system call to every batch, polls or
- * not, which a program under a strict seccomp filter dies of, so an
- * unreadable entry still faults (a documented difference).  The key
- * store of a poll, on a path that makes several system calls anyway,
- * goes through process_vm_writev on the calling thread, which fails with
- * EFAULT on read-only memory as the kernel's own store does (a process
- * may always write itself: no ptrace check applies within one thread
- * group).  Where the call is refused (ENOSYS or EPERM from a seccomp
- * filter that does not expect it), a plain store is used.
- * When the kernel refuses a poll instead (resume_at below), it has
- * already written the key, so a plain store suffices.
+ * The kernel's store of KIOCB_KEY (0) into an iocb it takes: 0, or -EFAULT
+ * where the iocb is not writable.  With the emulation forced the kernel
+ * has not written it yet (checked): the store goes through
+ * process_vm_writev, which fails with EFAULT on read-only memory as the
+ * kernel's does (no ptrace check within one thread group), and plainly
+ * where a seccomp filter refuses that call.  The array and the iocbs are
+ * read with plain loads: a checked read would add a system call to every
+ * batch (a documented difference: an unreadable entry faults).
  */
-
-/* The kernel's store of KIOCB_KEY (0) into an iocb it takes: 0, or
- * -EFAULT where the iocb is not writable.  checked: through the checked
- * copy (the kernel has not written it yet), plainly if that is refused. */
 static int store_key(struct iocb *cb, int checked)
 {
 	unsigned zero = 0;
@@ -145,15 +118,13 @@ static int store_key(struct iocb *cb, int checked)
 	return 0;
 }
 
-/* Is ctx a live context?  The kernel answers io_submit(ctx, 0) with 0 or
- * EINVAL and does nothing else. */
+/* Is ctx alive?  io_submit(ctx, 0) answers 0 or EINVAL, nothing more. */
 static int ctx_check(io_context_t ctx)
 {
 	return (int)aio_sys_submit(ctx, 0, NULL);
 }
 
-/* 0 if the kernel would accept fd for I/O, else -EBADF: closed, or
- * O_PATH (the kernel does not look up O_PATH descriptors for I/O). */
+/* 0 if the kernel would accept fd for I/O, else -EBADF (closed, O_PATH). */
 static int check_fd(int fd)
 {
 	long fl = sys_fcntl(fd, F_GETFL, 0);
@@ -161,9 +132,8 @@ static int check_fd(int fd)
 	return fl < 0 || (fl & O_PATH) ? -EBADF : 0;
 }
 
-/* A duplicate of fd (close-on-exec, leaving 0-2 alone) that the kernel
- * would accept for I/O, or -errno: check_fd's, or why no duplicate could
- * be made (EMFILE). */
+/* A close-on-exec duplicate of fd, above 2 if it can be, that passes
+ * check_fd; or -errno (EBADF, EMFILE). */
 static int take_fd(int fd)
 {
 	long dup = sys_fcntl(fd, F_DUPFD_CLOEXEC, 3);
@@ -180,15 +150,12 @@ static int take_fd(int fd)
 }
 
 /*
- * The kernel's descriptor lookups: the poll's descriptor is checked, and
- * with IOCB_FLAG_RESFD a duplicate of the eventfd is taken, held while
- * the poll is pending as the kernel holds its reference.  0 with *resfd
- * set (-1 without the flag), or -errno with nothing held: check_fd's,
- * take_fd's, or EINVAL for a resfd that is not an eventfd.
- *
- * The poll's own descriptor is duplicated only to arm it (see
- * emulate_one): closing a duplicate later drops every record lock the
- * program holds on the file, which a poll in the kernel never does.
+ * The kernel's descriptor lookups: fd is checked; with IOCB_FLAG_RESFD
+ * the eventfd is duplicated and held while the poll is pending, as the
+ * kernel holds its reference.  0 with *resfd set (or -1), or -errno with
+ * nothing held (EINVAL: resfd is no eventfd).  fd itself is duplicated
+ * only to arm it: closing a duplicate drops the program's record locks
+ * on the file, which a kernel poll never does.
  */
 static int lookup_fds(const struct kernel_iocb *k, int *resfd)
 {
@@ -209,8 +176,7 @@ static int lookup_fds(const struct kernel_iocb *k, int *resfd)
 	return 0;
 }
 
-/* The mask a poll of fd for events would report right now (0 if not
- * ready or if the probe fails: arming then finds out). */
+/* The mask fd reports for events now; 0 also if ppoll fails. */
 static unsigned ready_now(int fd, unsigned events)
 {
 	struct pollfd pfd = { .fd = fd, .events = (short)events };
@@ -222,13 +188,10 @@ static unsigned ready_now(int fd, unsigned events)
 }
 
 /*
- * Can fd be waited for at all?  An epoll set refuses a file with no poll
- * method (EPERM), whose mask never changes, and the kernel answers a poll
- * of such a file that is not ready with EINVAL.  Asked of the caller's own
- * descriptor, in a set made for the question, before any duplicate
- * exists: closing a duplicate would drop the program's record locks on
- * the file.  0 when it can be waited for, or when the question cannot be
- * asked (arming then finds out).
+ * -EINVAL for a file with no poll method (epoll says EPERM: its mask never
+ * changes), which the kernel refuses when not ready; else 0 (also when
+ * it cannot be asked).  Asked of the caller's fd in a throw-away set, so
+ * that no duplicate is closed (see lookup_fds).
  */
 static int check_waitable(int fd)
 {
@@ -243,12 +206,10 @@ static int check_waitable(int fd)
 }
 
 /*
- * A record for the poll, if ctx is alive and no destroy of it has begun
- * (asked under the lock, so that no destroy can complete between the
- * kernel's answer and the record's insertion) and the helper runs.  The
- * record then owns fd and resfd (either may be -1).  NULL and *err set
- * otherwise (the kernel's or the helper's -errno, or EAGAIN when no
- * record can be had): the caller still holds both.  Under the lock.
+ * Under the lock (so no destroy completes between the kernel's answer and
+ * the insertion): a record owning fd and resfd (either may be -1) if ctx
+ * is alive, not dying, and the helper runs.  Else NULL, *err set, and the
+ * caller still holds both.
  */
 static struct poll_rec *admit_locked(io_context_t ctx, struct iocb *cb,
 				     const struct kernel_iocb *k, int fd,
@@ -284,10 +245,9 @@ static struct poll_rec *admit_locked(io_context_t ctx, struct iocb *cb,
 	return r;
 }
 
-/* What io_submit answers when the epoll set refuses fd: the kernel's
- * answer for a file it cannot poll (EPERM: no poll method; ELOOP: an
- * epoll set that would watch itself) is EINVAL, and a full set is a
- * resource limit (EAGAIN). */
+/* io_submit's answer when epoll refuses fd: EINVAL where the kernel
+ * cannot poll it (no poll method; an epoll set watching itself), EAGAIN
+ * for a full set. */
 static int arm_error(int err)
 {
 	if (err == -EPERM || err == -ELOOP)
@@ -297,11 +257,8 @@ static int arm_error(int err)
 	return err;
 }
 
-/*
- * Arm r, or complete it now if it is ready (ready: its mask).  0 when the
- * poll is armed or completed.  -errno when it could be neither: r is
- * freed and its descriptors are the caller's again.  Under the lock.
- */
+/* Under the lock: arm r, or complete it with ready if that is not 0.
+ * -errno if neither: r is freed, its descriptors the caller's again. */
 static int arm_or_complete(struct poll_rec *r, unsigned ready)
 {
 	int ret;
@@ -312,8 +269,7 @@ static int arm_or_complete(struct poll_rec *r, unsigned ready)
 		ret = aioreap_helper_arm(r);
 		if (ret == 0)
 			return 0;	/* the helper completes it */
-		/* EPERM: no poll method (regular files, /dev/null); such
-		 * files are always ready for reading and writing. */
+		/* EPERM: no poll method, always readable and writable. */
 		r->res = r->events & (POLLIN | POLLOUT |
 				      POLLRDNORM | POLLWRNORM);
 		if (ret != -EPERM || !r->res) {
@@ -323,8 +279,7 @@ static int arm_or_complete(struct poll_rec *r, unsigned ready)
 			return arm_error(ret);
 		}
 	}
-	/* Complete at once; fd (-1 if it was ready: never duplicated) was
-	 * never, or is no longer, in the set. */
+	/* Complete at once; fd (-1 if never duplicated) is not armed. */
 	rec_set(r, REC_FIRED);
 	if (r->fd >= 0)
 		sys_close(r->fd);
@@ -337,13 +292,8 @@ static int arm_or_complete(struct poll_rec *r, unsigned ready)
 #define CTX_KNOWN_OK	0x1	/* the kernel just accepted an iocb for ctx */
 #define KEY_UNWRITTEN	0x2	/* the kernel has not written cb's key */
 
-/*
- * Emulate one poll iocb, in single-job steps in the kernel's order so
- * that a bad iocb gets the kernel's error: 0 once it is armed or
- * completed, or the -errno the kernel would give for it.  With
- * CTX_KNOWN_OK, ctx need not be asked whether it is alive; with
- * KEY_UNWRITTEN, the key is stored through the checked copy.
- */
+/* Emulate one poll iocb, checking in the kernel's order so that a bad
+ * one gets the kernel's error: 0 once armed or completed, or -errno. */
 static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 {
 	struct kernel_iocb k;
@@ -353,8 +303,6 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 	unsigned ready;
 
 	memcpy(&k, cb, sizeof(k));
-	/* Each early exit is the kernel's own answer for this iocb, given
-	 * before it would have taken anything. */
 	if (!(how & CTX_KNOWN_OK) && (ret = ctx_check(ctx)) < 0)
 		return ret;
 	/* The checks the kernel makes before it looks up any descriptor. */
@@ -365,14 +313,12 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 	/* The kernel stores KIOCB_KEY (0) here, or answers EFAULT. */
 	if ((ret = store_key(cb, how & KEY_UNWRITTEN)) < 0)
 		goto drop;
-	/* The poll's own fields, which the kernel checks after the lookups
-	 * (and drops its references too). */
+	/* The poll's own fields: checked after the lookups. */
 	ret = -EINVAL;
 	if (k.aio_buf > 0xffff || k.aio_offset || k.aio_nbytes ||
 	    k.aio_rw_flags)
 		goto drop;
-	/* Ready now?  The kernel completes those inside io_submit too, and
-	 * then no duplicate is made (or closed). */
+	/* Ready now: completed inside io_submit, with no duplicate. */
 	ready = ready_now((int)k.aio_fildes, (unsigned)k.aio_buf);
 	if (ready & POLLNVAL) {
 		ret = -EBADF;	/* closed since check_fd: as if before it */
@@ -386,9 +332,9 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 	}
 
 	pthread_once(&init_once, init);
-	/* Sequentially consistent, before the dying-slot check in
-	 * admit_locked: the other half of the destroy's handshake.  It
-	 * also makes io_cancel look here, and it precedes every doorbell. */
+	/* Sequentially consistent, before admit_locked reads the dying
+	 * slots: the destroy handshake's other half.  Also precedes every
+	 * doorbell, and makes io_cancel look here. */
 	atomic_store(&aioreap_poll_emul_used, 1);
 
 	aioreap_pe_enter(&old);
@@ -453,17 +399,12 @@ int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 }
 
 /*
- * The kernel refused a poll of fd with EINVAL.  For a well-formed
- * poll that means a file it cannot wait on through exactly one wait
- * queue: a tty or pty, or a FIFO open for reading and writing, has two
- * (one per direction), and the emulation serves those.  Most other files
- * it refuses never wait at all (many /proc files: their mask never
- * changes), and epoll would accept them and never report: for any kind
- * but a character device or a FIFO the kernel's answer stands, as it
- * would with stock libaio.  Type 0 (an anonymous inode: eventfd, epoll,
- * signalfd...; or no statx) is emulated, and so is a character device
- * that never waits either (a tty whose line discipline has no poll, such
- * as N_NULL): epoll cannot tell it from one that waits on two queues.
+ * The kernel refused a well-formed poll of fd with EINVAL: a file with
+ * two wait queues (a tty, a pty, a FIFO open read-write), which we serve,
+ * or one that never waits (many /proc files), which epoll would accept
+ * and never report: there the kernel's answer stands, as with stock
+ * libaio.  Type 0 (anonymous inodes, or no statx) is served, and so is a
+ * tty that never waits (N_NULL): epoll cannot tell it from the others.
  */
 static int worth_emulating(int fd)
 {
@@ -473,13 +414,10 @@ static int worth_emulating(int fd)
 }
 
 /*
- * Go on at *pos, the entry where the kernel stopped.  err is its answer
- * for the batch that began there: -EINVAL, or 0 if it stopped without
- * saying why (then the entry is asked about alone, so an unreadable one
- * gives EFAULT).  Returns 1 once the entry is submitted, by the kernel or
- * emulated (a well-formed poll that the kernel refuses with EINVAL is
- * ours, and emulate_one gives the kernel's own errors for the others);
- * otherwise the answer that ends the batch at that entry.
+ * Go on at *pos, where the kernel stopped; err is its answer for the
+ * batch from there: -EINVAL, or 0 (then *pos is submitted alone, so an
+ * unreadable entry gets EFAULT).  1 once the entry is taken by the kernel
+ * or emulated, else the answer that ends the batch there.
  */
 static long resume_at(io_context_t ctx, struct iocb **pos, long err,
 		      int ctx_known_ok)
@@ -509,11 +447,8 @@ int aioreap_poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios,
 	nr = clamp_nr(ctx, nr);	/* never past the kernel's own clamp */
 	if (done >= nr)
 		return (int)done;
-	/*
-	 * Read no entry the kernel has not shown to be readable.  Its EINVAL
-	 * for a whole batch means a bad context (an empty submit tells) or a
-	 * bad first iocb, which it had copied to judge.
-	 */
+	/* Read no entry the kernel has not shown readable: EINVAL for the
+	 * whole batch means a bad context (asked) or a bad first iocb. */
 	if (err == -EINVAL && ctx_check(ctx) != 0)
 		return (int)err;
 	for (;;) {
@@ -538,8 +473,7 @@ int aioreap_poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios,
 
 /* --- completion, cancel ------------------------------------------------ */
 
-/* Lock-free: a signal handler may reap while its thread holds the lock.
- * Returns how many events remain, in order at the front of ev. */
+/* Lock-free: a signal handler may reap while its thread holds the lock. */
 long aioreap_poll_emul_translate(struct io_event *ev, long n)
 {
 	long i, out = 0;
@@ -570,10 +504,9 @@ long aioreap_poll_emul_translate(struct io_event *ev, long n)
 			out++;
 			aioreap_rec_recycle_push(r);
 		}
-		/* Otherwise the context was destroyed while this thread was
-		 * reaping it, and the poll went with it: the event is dropped,
-		 * as the kernel drops the completions of a destroyed context
-		 * (an event with no iocb would crash io_queue_run). */
+		/* Else the context was destroyed meanwhile and the poll with
+		 * it: drop the event, as the kernel drops a destroyed
+		 * context's (an event with no iocb crashes io_queue_run). */
 	}
 	return out;
 }

@@ -1,9 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/*
- * IOCB_CMD_POLL done by the library, for kernels without aio poll, with
- * LIBAIO_DISABLE=poll, and for file types the kernel's aio poll refuses
- * (ttys and ptys: two wait queues).  See poll_emul.c for the design.
- */
+/* IOCB_CMD_POLL done by the library; the design is in poll_emul.c. */
 #ifndef LIBAIO_POLL_EMUL_H
 #define LIBAIO_POLL_EMUL_H
 
@@ -12,38 +8,29 @@
 #include "compiler.h"
 #include "libaio.h"
 
-/* The used flag: set when the first poll is emulated, before its
- * doorbell can reach any ring (the io_submit system call that posts it
- * orders the two) and before io_submit returns, so io_cancel then looks
- * for it. */
+/* Set by the first emulated poll, before its doorbell can reach a ring
+ * and before io_submit returns (so io_cancel looks for it). */
 extern hidden _Atomic int aioreap_poll_emul_used;
 
-/* Rewrite the library's own wake-up events into the completions they
- * carry, dropping those of polls a concurrent io_destroy took away.
- * Runs on every batch reaped while the used flag is set; returns how
- * many events remain (in order, at the front of ev). */
+/* Rewrite doorbell events in a reaped batch into the completions they
+ * carry, dropping those a concurrent io_destroy took away; returns how
+ * many events remain, in order at the front of ev. */
 long aioreap_poll_emul_translate(struct io_event *ev, long n);
 
 /* io_submit when emulation may be involved: same return convention. */
 int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios);
 
-/* After the kernel accepted fewer than nr iocbs (or failed the first with
- * -EINVAL): emulate the poll it refused, if that is why, and go on.
- * Returns what io_submit must return. */
+/* The kernel took done < nr iocbs (or said -EINVAL): emulate the poll it
+ * refused, if that is why, and go on.  Returns io_submit's answer. */
 int aioreap_poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios,
 			     long done);
 
 /* io_cancel for an emulated poll: 1 and *ret set when iocb was ours. */
 int aioreap_poll_emul_cancel(io_context_t ctx, struct iocb *iocb, int *ret);
 
-/*
- * io_destroy brackets the system call with these two; io_setup calls
- * setup_done with the address it got.  Between begin and end no
- * emulated poll can be added to ctx or ring a doorbell into it, and those
- * pending are cancelled (their descriptors closed), so after io_destroy
- * nothing of ctx remains; the kernel may then give the address to a new
- * context.  The state lives in the caller's frame.
- */
+/* io_destroy brackets its system call with begin and end (state in its
+ * frame): meanwhile no poll is added to ctx or rings into it, and those
+ * pending are cancelled.  io_setup calls setup_done with its address. */
 struct pe_destroy {
 	io_context_t ctx;
 	int slot;	/* dying-slot index, PE_LISTED or PE_UNPUBLISHED */
@@ -54,8 +41,7 @@ struct pe_destroy {
 void aioreap_poll_emul_destroy_begin(io_context_t ctx, struct pe_destroy *d);
 void aioreap_poll_emul_destroy_end(struct pe_destroy *d);
 void aioreap_poll_emul_setup_done(io_context_t ctx);
-/* Is ctx being destroyed?  Under the lock, after the used flag was set
- * (poll_destroy.c, for poll_emul.c). */
+/* Is ctx being destroyed?  Under the lock, after the used flag is set. */
 int aioreap_poll_ctx_dying(io_context_t ctx);
 
 #endif /* LIBAIO_POLL_EMUL_H */

@@ -1,10 +1,6 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/*
- * The poll emulation's moving parts: the epoll set, the helper thread that
- * waits on it, the doorbells that carry completions into a context's
- * ring.  Everything here runs under the emulation's lock except the
- * helper's wait.
- */
+/* The poll emulation's epoll set, the helper thread that waits on it and
+ * the doorbells; all under the emulation's lock but the helper's wait. */
 #include "config.h"
 
 #include <fcntl.h>
@@ -26,8 +22,7 @@
 
 /* epoll data of the wake-up pipe; no record token is ever this. */
 #define WAKE_TOKEN	UINT64_MAX
-/* How long the helper sleeps before retrying doorbells refused with
- * EAGAIN (a full ring): only while some are waiting. */
+/* The helper's retry period while a full ring holds doorbells back. */
 #define RETRY_MS	5
 /* Doorbells rung in one io_submit. */
 #define BELL_BATCH	64
@@ -42,8 +37,7 @@ void aioreap_pe_enter(sigset_t *old)
 {
 	sigset_t all;
 
-	/* pthread_sigmask leaves the C library's internal signals alone and
-	 * is async-signal-safe; it returns an error number, never errno. */
+	/* Leaves the C library's internal signals alone; errno untouched. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, old);
 	pthread_mutex_lock(&pe_lock);
@@ -55,8 +49,6 @@ void aioreap_pe_leave(const sigset_t *old)
 	pthread_mutex_unlock(&pe_lock);
 	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
-
-/* --- records: the parts that touch the epoll set --------------------- */
 
 static void close_resfd(struct poll_rec *r)
 {
@@ -89,12 +81,11 @@ static int wake_wr = -1;
 static int bellfd = -1;		/* memfd (or /dev/zero) the doorbells read */
 static struct fd_id wake_id, bell_id;
 static int helper_running;
-/* Bumped whenever the epoll set is replaced: a helper of an older
- * generation leaves as soon as it wakes. */
+/* Bumped when the set is replaced: an older helper leaves on waking. */
 static unsigned helper_gen;
-/* Set by a new helper thread once it runs our code (fork waits for it). */
+/* Set once a new helper runs our code (fork waits for it). */
 static _Atomic int helper_started;
-/* The set was lost with polls armed in it: re-arm them in the next one. */
+/* The set was lost: re-arm every ARMED record in the next one. */
 static int need_rearm;
 /* Records linked through qnext, in order. */
 struct rec_list {
@@ -102,13 +93,9 @@ struct rec_list {
 };
 static struct rec_list queue;	/* completions awaiting a bell */
 
-/*
- * The doorbell iocbs.  Their addresses are how a reap tells a doorbell
- * event from the application's: the kernel reports them in io_event.obj
- * and no application iocb can live here.  They are filled and submitted
- * only under the lock; the kernel copies each at submission, so reusing
- * them for the next batch is safe.
- */
+/* The doorbell iocbs: a reap knows a doorbell event by its obj, an
+ * address no application iocb can have.  Filled under the lock; the
+ * kernel copies them at submission, so the next batch may reuse them. */
 static struct iocb bells[BELL_BATCH];
 static char bell_byte;
 
@@ -119,9 +106,8 @@ int aioreap_helper_is_doorbell(const struct iocb *obj)
 	return a - b < sizeof(bells);
 }
 
-/* POLL* and EPOLL* bits agree on most ABIs but not all (POLLWRNORM and
- * POLLWRBAND differ on MIPS and SPARC, for one), so translate by name:
- * each row is a POLL* bit and its EPOLL* bit. */
+/* POLL* and EPOLL* bits differ on some ABIs (POLLWRNORM on MIPS and
+ * SPARC): rows of a POLL* bit and its EPOLL* bit. */
 static const unsigned poll_epoll_map[][2] = {
 	{ POLLIN, EPOLLIN },		{ POLLPRI, EPOLLPRI },
 	{ POLLOUT, EPOLLOUT },		{ POLLERR, EPOLLERR },
@@ -142,10 +128,8 @@ static unsigned translate_bits(unsigned ev, int to_epoll)
 	return out;
 }
 
-/* Is epfd still our epoll set?  It is if it holds our wake-up pipe's read
- * end under that number (kcmp compares the file registered there with
- * the file wake_rd names); where kcmp is missing, trust a close-on-exec
- * descriptor.  The pipe itself is checked first (its inode is unique). */
+/* Is epfd still our set?  Our pipe (a unique inode) must be registered in
+ * it under wake_rd (kcmp); without kcmp, trust a close-on-exec epfd. */
 static int set_is_ours(void)
 {
 	long r;
@@ -161,9 +145,8 @@ static int set_is_ours(void)
 	return (int)r;
 }
 
-/* Forget the epoll set and the wake-up pipe: close those still ours
- * (epfd only if the check says so), make the helper of this generation
- * leave, and let the next ensure make new ones. */
+/* Forget the set and the pipe (closing what is still ours), retire the
+ * helper, and let the next ensure make new ones. */
 static void set_drop(void)
 {
 	if (set_is_ours())
@@ -196,8 +179,7 @@ static void list_append(struct rec_list *l, struct poll_rec *r)
 	l->tail = r;
 }
 
-/* Move up to max of ctx's queued records, in order, from the queue to the
- * end of to.  Returns how many moved. */
+/* Move up to max of ctx's queued records, in order, to the end of to. */
 static long take_ctx(io_context_t ctx, long max, struct rec_list *to)
 {
 	struct poll_rec *r, *prev = NULL, *next;
@@ -226,7 +208,7 @@ static void prep_bell(struct iocb *b, struct poll_rec *r)
 	struct kernel_iocb k;
 	uint64_t token = aioreap_rec_token(r);
 
-	/* Never hand the kernel an eventfd number that is no longer ours. */
+	/* Never hand the kernel an eventfd number no longer ours. */
 	if (r->resfd >= 0 && !aioreap_fd_is(r->resfd, &r->resfd_id))
 		r->resfd = -1;
 	memset(&k, 0, sizeof(k));
@@ -272,12 +254,10 @@ void aioreap_helper_unqueue(io_context_t ctx, int free_them)
 }
 
 /*
- * The kernel refused the doorbells of grp[0..n) (one context's) with an
- * error that is not a full ring.  Our doorbell file gone (closed by a
- * close-everything loop): make another, retry.  An eventfd the kernel
- * will not take: ring without it.  A context that is gone behind our
- * back (destroyed by a raw system call): nowhere to deliver, drop its
- * records.  Anything else: drop the first record and go on.  Returns how
+ * The kernel refused the doorbells of grp[0..n), one context's, and not
+ * for a full ring.  Our doorbell file closed under us: make another.  An
+ * eventfd it will not take: ring without it.  A context destroyed by a
+ * raw system call: drop its records.  Else drop the first.  Returns how
  * many of grp, from the front, are gone.
  */
 static long refused(io_context_t ctx, struct poll_rec **grp, long n)
@@ -302,12 +282,9 @@ static long refused(io_context_t ctx, struct poll_rec **grp, long n)
 	return 1;
 }
 
-/*
- * Take up to BELL_BATCH of ctx's queued records into grp (*n of them) and
- * ring their doorbells in one io_submit.  Returns how many, from the
- * front, are settled (rung or dropped); *full when ctx's ring had no room
- * for the rest.
- */
+/* Ring up to BELL_BATCH of ctx's queued records (into grp, *n of them)
+ * in one io_submit.  Returns how many from the front are rung or
+ * dropped; *full when the ring had no room for the rest. */
 static long ring(io_context_t ctx, struct poll_rec **grp, long *n, int *full)
 {
 	struct rec_list l = { NULL, NULL };
@@ -316,8 +293,7 @@ static long ring(io_context_t ctx, struct poll_rec **grp, long *n, int *full)
 	long i, ret;
 
 	take_ctx(ctx, BELL_BATCH, &l);
-	/* Each is DELIVERED before its doorbell can be in the ring: a
-	 * reaper may claim it as soon as the kernel posts it. */
+	/* DELIVERED first: a reaper may claim it once the kernel posts it. */
 	for (i = 0, r = l.head; r; r = r->qnext, i++) {
 		prep_bell(&bells[i], r);
 		list[i] = &bells[i];
@@ -326,8 +302,7 @@ static long ring(io_context_t ctx, struct poll_rec **grp, long *n, int *full)
 	}
 	*n = i;
 	ret = aio_sys_submit(ctx, i, list);
-	/* The ones rung are the reapers' now, but for the eventfd
-	 * duplicate, which no reaper reads. */
+	/* Rung: the reapers' now, but for the eventfd no reaper reads. */
 	for (i = 0; i < ret; i++)
 		close_resfd(grp[i]);
 	/* No event for the others: nobody can claim them. */
@@ -339,11 +314,8 @@ static long ring(io_context_t ctx, struct poll_rec **grp, long *n, int *full)
 	return ret < 0 ? 0 : ret;
 }
 
-/*
- * Ring every queued doorbell the rings have room for, grouping those of
- * one context into one io_submit.  Whatever a full ring refuses stays
- * queued, in order.  Returns 1 when some remain.
- */
+/* Ring what the rings have room for, one io_submit per context; what a
+ * full ring refuses stays queued, in order.  1 when some remain. */
 static int flush(void)
 {
 	struct rec_list keep = { NULL, NULL };
@@ -385,17 +357,15 @@ int aioreap_helper_arm(struct poll_rec *r)
 	ev.events = translate_bits(r->events, 1) | EPOLLONESHOT;
 	ev.data.u64 = aioreap_rec_token(r);
 	ret = sys_epoll_ctl(epfd, EPOLL_CTL_ADD, r->fd, &ev);
-	/* A registration left behind for this very file and number (our
-	 * earlier duplicate was closed under us while the file stayed
-	 * open): it is ours, take it over. */
+	/* Left by our earlier duplicate of this file, closed under us
+	 * while the file stayed open: ours, take it over. */
 	if (ret == -EEXIST)
 		ret = sys_epoll_ctl(epfd, EPOLL_CTL_MOD, r->fd, &ev);
 	return (int)ret;
 }
 
-/* Is r->fd still our duplicate?  While armed it is registered in our set
- * under its number, and kcmp tells whether the number still names the
- * registered file; the inode check (and close-on-exec) covers the rest. */
+/* Is r->fd still our duplicate?  kcmp against its registration in our
+ * set, then the inode and close-on-exec checks. */
 static int dup_is_ours(struct poll_rec *r)
 {
 	if (epfd >= 0 && aioreap_fd_in_epoll(epfd, r->fd) == 0)
@@ -415,8 +385,8 @@ void aioreap_helper_disarm(struct poll_rec *r)
 	r->fd = -1;
 }
 
-/* After the epoll set was lost: arm every ARMED record in the new one, or
- * complete it with POLLNVAL when its descriptor is no longer ours. */
+/* After a lost set: re-arm each ARMED record, or complete it with
+ * POLLNVAL when its descriptor is no longer ours. */
 static void rearm_all(void)
 {
 	struct poll_rec *r;
@@ -430,7 +400,6 @@ static void rearm_all(void)
 				continue;
 			sys_close(r->fd);
 		}
-		/* Nothing left to wait on: the poll can never fire. */
 		r->fd = -1;
 		r->res = POLLNVAL;
 		rec_set(r, REC_FIRED);
@@ -451,9 +420,8 @@ static void fire(uint64_t token, unsigned revents)
 	list_append(&queue, r);
 }
 
-/* Under the lock, in the helper: is this helper still the one, with a
- * set that is still ours?  If the set was lost, the check starts over (a
- * new set, a new helper, every poll re-armed) and this one leaves. */
+/* Under the lock: is this helper still the one, with a set still ours?
+ * A lost set is replaced (new set, new helper, polls re-armed). */
 static int helper_still_valid(unsigned my_gen)
 {
 	if (helper_gen == my_gen)
@@ -475,8 +443,7 @@ static void *helper_main(void *arg)
 
 		pthread_mutex_lock(&pe_lock);
 		rec_recycle();
-		/* Events from a set that is no longer ours are dropped: the
-		 * new helper re-arms every poll in its own set. */
+		/* A replaced set's events are dropped: all is re-armed. */
 		if (!helper_still_valid(my_gen))
 			break;
 		for (i = 0; i < n; i++) {
@@ -531,10 +498,8 @@ static int set_create(void)
 	return 0;
 }
 
-/* Start the helper thread of this generation: 0 or -errno, errno kept.
- * The helper must never take the application's signals: it inherits this
- * thread's mask, so everything is blocked while it is created
- * (pthread_sigmask keeps the C library's internal signals usable). */
+/* Start this generation's helper: 0 or -errno, errno kept.  It inherits
+ * a mask blocking every signal: the application's are not its to take. */
 static int helper_start(void)
 {
 	pthread_attr_t attr;
@@ -558,11 +523,8 @@ static int helper_start(void)
 	return 0;
 }
 
-/*
- * Make sure the doorbell file, the epoll set, its wake-up pipe and the
- * helper thread exist and are ours; after a lost set, re-arm every poll.
- * Returns 0 or -errno.
- */
+/* Make sure the doorbell file, the set, its pipe and the helper exist and
+ * are ours; after a lost set, re-arm every poll.  0 or -errno. */
 int aioreap_helper_ensure(void)
 {
 	int ret;
@@ -585,21 +547,15 @@ int aioreap_helper_ensure(void)
 	return 0;
 }
 
-/* ensure asks again (the answer stays no) and replaces the set. */
 void aioreap_helper_check(void)
 {
 	if (epfd >= 0 && !set_is_ours())
 		aioreap_helper_ensure();
 }
 
-/*
- * A helper thread created just before a fork may still be starting up
- * inside the C library or a sanitizer runtime, holding their internal
- * locks (an allocator's, for one); the child would inherit those held
- * and its own helper would block on them for good.  So fork waits (with
- * the lock held, so no new helper can start) until the helper runs our
- * code, where it allocates nothing.  A futex wait, never a spin.
- */
+/* A helper created just before a fork may still hold the C library's or
+ * a sanitizer's internal locks, which the child would inherit held: wait
+ * (futex, lock held) until it runs our code, which allocates nothing. */
 void aioreap_helper_fork_prepare(void)
 {
 	while (helper_running &&
@@ -609,11 +565,8 @@ void aioreap_helper_fork_prepare(void)
 
 void aioreap_helper_reset_in_child(void)
 {
-	/* The parent's helper thread does not exist here, and the epoll set
-	 * is shared with the parent: never touch it again (EPOLL_CTL_DEL
-	 * would remove the parent's registrations).  Close our copies if
-	 * they are still ours, and start afresh (with nothing to re-arm: the
-	 * parent's polls are not the child's). */
+	/* No helper here, and the set is shared with the parent (a DEL
+	 * would remove its registrations): drop it, re-arm nothing. */
 	set_drop();
 	need_rearm = 0;
 	queue.head = queue.tail = NULL;

@@ -1,8 +1,5 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/*
- * The poll emulation's lock and the helper's calls (poll_helper.c), for
- * poll_emul.c.  The design is explained at the top of poll_emul.c.
- */
+/* The poll emulation's lock and helper (poll_helper.c); see poll_emul.c. */
 #ifndef LIBAIO_POLL_HELPER_H
 #define LIBAIO_POLL_HELPER_H
 
@@ -14,22 +11,18 @@
 #include "poll_rec.h"
 
 /*
- * The emulation's lock protects every record (but a CLAIMED one), the
- * hash, the backlog and the helper state.  Every thread but the helper
- * takes it with all signals blocked, so a signal handler never finds it
- * held by the thread it interrupted.  It is held across each doorbell
- * io_submit, so no doorbell is ever rung for a context being destroyed.
- * Enter takes it (the old mask saved in *old), then recycles what reapers
- * handed back; leave undoes both.
+ * The lock covers every record but a CLAIMED one, the hash, the backlog
+ * and the helper, and is held across each doorbell io_submit.  Taken with
+ * all signals blocked (the old mask in *old), so a handler never finds it
+ * held by the thread it interrupted; enter also recycles claimed records.
  */
 void aioreap_pe_enter(sigset_t *old);	/* poll_helper.c */
 void aioreap_pe_leave(const sigset_t *old);
 
-/* Free a record with its descriptors (out of the epoll set, our
- * duplicates closed); under the lock. */
+/* Free r, its fd out of the set and our duplicates closed. */
 void aioreap_rec_free(struct poll_rec *r);
 
-/* poll_helper.c; all under the lock unless said otherwise. */
+/* All under the lock unless said otherwise. */
 int aioreap_helper_ensure(void);
 /* If the epoll set is no longer ours, replace it and re-arm. */
 void aioreap_helper_check(void);
@@ -45,7 +38,7 @@ void aioreap_helper_unqueue(io_context_t ctx, int free_them);
 int aioreap_helper_is_doorbell(const struct iocb *obj);
 /* fork: wait until a just-created helper thread runs our code. */
 void aioreap_helper_fork_prepare(void);
-/* fork child: the helper thread and epoll set are the parent's. */
+/* fork child: the helper and the set are the parent's. */
 void aioreap_helper_reset_in_child(void);
 
 #endif /* LIBAIO_POLL_HELPER_H */

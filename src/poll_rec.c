@@ -1,14 +1,9 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The poll emulation's record store: where records live, how a token
- * names one, the by-iocb hash and the list of records reapers handed
- * back.  It calls nothing of the emulation: poll_emul.c and poll_helper.c
- * both sit above it.
- *
- * Records live in chunks that are never freed, so a stale token or a
- * pointer read without the lock always points at a record; the generation
- * in the token says whether it is still the same poll.  Chunks come from
- * mmap, not malloc, so that a signal handler's io_submit may add one.
+ * The record store: tokens, the by-iocb hash, the recycle list; it calls
+ * nothing of the emulation.  Chunks are never freed, so a stale token
+ * still points at a record (its generation tells whether it is the same
+ * poll), and come from mmap so that a signal handler may add one.
  */
 #include "config.h"
 
@@ -23,15 +18,13 @@
 #define HASH_SIZE	256u
 
 static struct poll_rec *chunks[MAX_CHUNKS];
-/* Written under the emulation's lock; read without it by reapers
- * (release/acquire: the chunk pointer and its records' idx are set before
- * the count). */
+/* Written under the lock, read by reapers without it: release/acquire,
+ * the chunk and its records' idx are set before the count. */
 static _Atomic unsigned nchunks;
 static struct poll_rec *free_list;
 static struct poll_rec *hash[HASH_SIZE];
 static unsigned long live;		/* records not free */
-/* Records reapers have claimed, waiting for the lock to free them.  Push
- * only (any thread) and take-all (under the lock): no ABA is possible. */
+/* Claimed records awaiting the lock: push and take-all only, so no ABA. */
 static struct poll_rec *_Atomic recycle_head;
 
 static unsigned hash_of(const struct iocb *cb)
@@ -163,8 +156,7 @@ void aioreap_rec_recycle_push(struct poll_rec *r)
 		memory_order_relaxed));
 }
 
-/* Acquire: pairs with the release of each push, so the links (and the
- * claims before them) are seen. */
+/* Acquire: pairs with each push's release (the links, the claims). */
 struct poll_rec *aioreap_rec_recycle_take(void)
 {
 	if (!atomic_load_explicit(&recycle_head, memory_order_relaxed))
