@@ -7,6 +7,8 @@
 
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <linux/kcmp.h>
 #include <linux/stat.h>
 
@@ -56,25 +58,31 @@ static uint64_t eventfd_id(int fd)
 	return id + 1;		/* 0 stays "unknown" */
 }
 
+/* statx, or fstat where statx is missing: both give the same numbers,
+ * so a descriptor recorded with one can be checked with the other. */
 void aioreap_fd_identify(int fd, struct fd_id *id)
 {
 	struct statx stx;
+	struct stat st;
 
 	memset(id, 0, sizeof(*id));
-	if (sys_statx_fd(fd, STATX_INO, &stx) < 0)
-		return;
-	id->dev = (uint64_t)stx.stx_dev_major << 32 | stx.stx_dev_minor;
-	id->ino = stx.stx_ino;
+	if (sys_statx_fd(fd, STATX_INO, &stx) == 0) {
+		id->dev = (uint64_t)stx.stx_dev_major << 32 | stx.stx_dev_minor;
+		id->ino = stx.stx_ino;
+	} else if (sys_fstat(fd, &st) == 0) {
+		id->dev = (uint64_t)major(st.st_dev) << 32 | minor(st.st_dev);
+		id->ino = st.st_ino;
+	}
 }
 
 unsigned aioreap_fd_type(int fd)
 {
 	struct statx stx;
+	struct stat st;
 
-	if (sys_statx_fd(fd, STATX_TYPE, &stx) < 0 ||
-	    !(stx.stx_mask & STATX_TYPE))
-		return 0;
-	return stx.stx_mode & S_IFMT;
+	if (sys_statx_fd(fd, STATX_TYPE, &stx) == 0)
+		return stx.stx_mask & STATX_TYPE ? stx.stx_mode & S_IFMT : 0;
+	return sys_fstat(fd, &st) == 0 ? st.st_mode & S_IFMT : 0;
 }
 
 /* Every eventfd shares one anonymous inode: tell them apart by id. */

@@ -8,7 +8,8 @@
 #include "compiler.h"
 
 /* What a descriptor referred to when the library made it: device and
- * inode (0/0 when statx is missing), and for an eventfd its id. */
+ * inode (0/0 when neither statx nor fstat answers), and for an eventfd
+ * its id. */
 struct fd_id {
 	uint64_t dev, ino, sub;
 };

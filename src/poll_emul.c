@@ -403,8 +403,9 @@ int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
  * two wait queues (a tty, a pty, a FIFO open read-write), which we serve,
  * or one that never waits (many /proc files), which epoll would accept
  * and never report: there the kernel's answer stands, as with stock
- * libaio.  Type 0 (anonymous inodes, or no statx) is served, and so is a
- * tty that never waits (N_NULL): epoll cannot tell it from the others.
+ * libaio.  Type 0 (anonymous inodes, or neither statx nor fstat works)
+ * is served, and so is a tty that never waits (N_NULL): epoll cannot
+ * tell it from the others.
  */
 static int worth_emulating(int fd)
 {

@@ -16,6 +16,7 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -447,6 +448,20 @@ static inline long sys_statx_fd(int fd, unsigned mask, void *stx)
 	(void)stx;
 	return -ENOSYS;
 #endif
+}
+
+/* fstat, for kernels without statx (before 4.11) or a filter refusing
+ * it.  Through the C library, the one call here that is: struct stat's
+ * layout, and which system call fills it, differ between architectures
+ * and word sizes, and the C library knows them.  fstat is
+ * async-signal-safe; errno is kept. */
+static inline long sys_fstat(int fd, struct stat *st)
+{
+	int saved = errno;
+	long r = fstat(fd, st) == 0 ? 0 : -errno;
+
+	errno = saved;
+	return r;
 }
 
 static inline long sys_kcmp(long pid, int type, long idx1, long idx2)

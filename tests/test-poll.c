@@ -22,6 +22,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
@@ -1658,6 +1659,130 @@ START_TEST(polls_work_when_process_vm_calls_are_refused)
 }
 END_TEST
 
+/* A poll of a /proc file that is not ready: the kernel's EINVAL stands
+ * (the library must know the file's type, from fstat if not statx).
+ * With LIBAIO_DISABLE=poll the library accepts it, as documented. */
+static int never_waits_answers_as_the_kernel(io_context_t ctx)
+{
+	const char *off = getenv("LIBAIO_DISABLE");
+	struct iocb cb, *p = &cb;
+	io_context_t kctx = NULL;
+	int fd, r, ours;
+
+	if (off && strstr(off, "poll"))
+		return 0;
+	fd = open("/proc/loadavg", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;	/* no /proc: nothing to compare */
+	if (test_sys_io_setup(1, &kctx) != 0)
+		return 1;
+	prep_poll(&cb, fd, POLLPRI, 11);
+	r = (int)test_sys_io_submit(kctx, 1, &p);
+	ours = r == -EINVAL ? io_submit(ctx, 1, &p) : -EINVAL;
+	test_sys_io_destroy(kctx);
+	close(fd);
+	return ours == -EINVAL ? 0 : 1;
+}
+
+/* The child of polls_work_without_statx_or_kcmp: 0, 77 (no seccomp) or
+ * the step that went wrong.  No ck_assert here: with CK_FORK=no a failed
+ * one would unwind into a copy of the runner. */
+static int without_statx_or_kcmp_child(void)
+{
+	static const long refused[] = {
+#ifdef SYS_statx
+		SYS_statx,
+#endif
+#ifdef SYS_kcmp
+		SYS_kcmp,
+#endif
+	};
+	static unsigned char known[MAX_FD_SEEN];
+	struct timespec guard = { GUARD_S, 0 };
+	struct iocb armed, next, *ios[1];
+	struct termios tio;
+	struct io_event ev;
+	io_context_t ctx = NULL;
+	int m, sl, i, q[2], mine[MAX_FD_SEEN], nmine = 0, left, got = 0;
+
+	if (test_seccomp_errno(refused, sizeof(refused) / sizeof(refused[0]),
+			       ENOSYS) != 0)
+		return 77;
+	m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (m < 0 || grantpt(m) || unlockpt(m))
+		return 2;
+	sl = open(ptsname(m), O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (sl < 0 || tcgetattr(sl, &tio))
+		return 2;
+	cfmakeraw(&tio);
+	if (tcsetattr(sl, TCSANOW, &tio) || io_setup(8, &ctx))
+		return 2;
+	if (never_waits_answers_as_the_kernel(ctx) != 0)
+		return 12;
+	for (i = 3; i < MAX_FD_SEEN; i++)
+		known[i] = fcntl(i, F_GETFD) >= 0;
+	/* A pty is emulated in every mode: the library makes its
+	 * descriptors, and this poll stays armed. */
+	prep_poll(&armed, m, POLLIN, 1);
+	ios[0] = &armed;
+	if (io_submit(ctx, 1, ios) != 1)
+		return 3;
+	/* Each new descriptor becomes a pipe of the program's, close-on-exec
+	 * like the library's, holding one byte nobody may read. */
+	for (i = 3; i < MAX_FD_SEEN; i++) {
+		if (known[i] || fcntl(i, F_GETFD) < 0)
+			continue;
+		if (pipe2(q, O_CLOEXEC) || write(q[1], "p", 1) != 1 ||
+		    dup3(q[0], i, O_CLOEXEC) != i)
+			return 4;
+		close(q[0]);
+		mine[nmine++] = i;
+	}
+	if (nmine == 0)
+		return 5;
+	prep_poll(&next, m, POLLIN, 3);
+	ios[0] = &next;
+	if (io_submit(ctx, 1, ios) != 1)
+		return 6;
+	if (write(sl, "x", 1) != 1)
+		return 7;
+	while (got != 3) {
+		if (io_getevents(ctx, 1, 1, &ev, &guard) != 1)
+			return 8;
+		if (ev.obj == &armed && !(got & 1))
+			got |= 1;	/* POLLNVAL or POLLIN: either is fair */
+		else if (ev.obj == &next && (ev.res & POLLIN) && !(got & 2))
+			got |= 2;
+		else
+			return 9;
+	}
+	/* The program's pipes are open and still hold their byte. */
+	for (i = 0; i < nmine; i++)
+		if (fcntl(mine[i], F_GETFD) < 0 ||
+		    ioctl(mine[i], FIONREAD, &left) || left != 1)
+			return 10;
+	return io_destroy(ctx) == 0 ? 0 : 11;
+}
+
+/*
+ * On a kernel without statx or kcmp (statx came in 4.11, and a seccomp
+ * filter may refuse either) the library must still know a file's type
+ * and tell its descriptors from the program's: a /proc file gets the
+ * kernel's EINVAL, and when the program puts pipes of its own at the
+ * numbers of the library's descriptors, they are left alone.
+ */
+START_TEST(polls_work_without_statx_or_kcmp)
+{
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(without_statx_or_kcmp_child());
+	expect_child_passed(pid, "polls_work_without_statx_or_kcmp",
+			    "no seccomp filter here");
+}
+END_TEST
+
 /* The thread left behind by read_only_poll_after_the_main_thread_exits:
  * waits until the main thread is a zombie, then submits a poll iocb that
  * lies in read-only memory. */
@@ -1780,6 +1905,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, destroy_racing_submit_leaves_nothing_armed);
 	tcase_add_test(t, signal_handler_polls_while_its_thread_is_in_the_library);
 	tcase_add_test(t, library_descriptors_closed_behind_its_back);
+	tcase_add_test(t, polls_work_without_statx_or_kcmp);
 	tcase_add_test(t, fork_right_after_the_helper_starts);
 	suite_add_tcase(s, t);
 	return s;
