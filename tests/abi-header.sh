@@ -8,7 +8,9 @@
 # the distribution's header is installed, tests/test-abi-layout.c is also
 # compiled against it, so the layout table is checked against the stock
 # header as well as ours.
-. "$top_srcdir/tests/abi-lib.sh"
+# shellcheck source=tests/abi-lib.sh
+. "${top_srcdir:-.}/tests/abi-lib.sh"
+need_ours
 inc=$top_srcdir/include
 strict="-pedantic -Wall -Wextra -Werror"
 

@@ -1,8 +1,11 @@
-# Sourced by tests/abi-*.sh.  Takes top_srcdir, top_builddir, CC, CXX,
-# STOCK_LIBAIO and STOCK_LIBAIO_H from the environment (tests/local.mk sets
-# them) and gives: absolute paths, $ours (our libaio.so.1), a scratch $tmp
-# removed on exit, skip/fail helpers, bad and finish for a test that goes
-# on after a failed check, need_* (skips), stock_header and run_prog.  77
+# shellcheck shell=sh
+# Sourced by the shell tests that look at the built library: tests/abi-*.sh,
+# static-*.sh, secure-env.sh, fastpath-frame.sh and src-layering.sh.  Takes
+# top_srcdir and top_builddir (default: .), CC, CXX, STOCK_LIBAIO and
+# STOCK_LIBAIO_H from the environment (tests/local.mk sets them) and gives:
+# absolute paths; $ours (our libaio.so.1); a scratch $tmp under $TMPDIR,
+# removed on exit; skip and fail; bad and finish, for a test that goes on
+# after a failed check; the need_* skips; stock_header and run_prog.  77
 # is used only for what cannot exist on this machine, never for a check
 # that went wrong.
 
@@ -12,17 +15,21 @@ rc_all=0
 bad() { echo "FAIL: $*"; rc_all=1; }
 finish() { [ $rc_all -eq 0 ] && echo PASS; exit $rc_all; }
 
-: "${top_srcdir:?top_srcdir not set (run through make check)}"
-: "${top_builddir:?top_builddir not set (run through make check)}"
 CC=${CC:-cc}
 CXX=${CXX:-c++}
-top_srcdir=$(cd "$top_srcdir" && pwd) || fail "no $top_srcdir"
-top_builddir=$(cd "$top_builddir" && pwd) || fail "no $top_builddir"
+top_srcdir=$(cd "${top_srcdir:-.}" && pwd) || fail "no source directory"
+top_builddir=$(cd "${top_builddir:-.}" && pwd) || fail "no build directory"
 ours=$top_builddir/.libs/libaio.so.1
-[ -e "$ours" ] || skip "no shared library built ($ours)"
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/libaio-abi.XXXXXX") || fail "mktemp"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/aioreap-test.XXXXXX") || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
+
+need_ours() { [ -e "$ours" ] || skip "no shared library built ($ours)"; }
+# need_cmd TOOL PACKAGE
+need_cmd() { command -v "$1" >/dev/null 2>&1 || skip "$1 not installed ($2)"; }
+
+# Skip where the AIO system calls answer ENOSYS (tests/aio-probe says why).
+need_aio() { "$top_builddir/tests/aio-probe" || exit $?; }
 
 elf_class() { # 32, 64 or unknown
 	case $(od -An -tx1 -j4 -N1 "$1" | tr -d ' ') in
@@ -30,13 +37,12 @@ elf_class() { # 32, 64 or unknown
 	esac
 }
 
-# Skip where the AIO system calls answer ENOSYS (tests/aio-probe says why).
-need_aio() { "$top_builddir/tests/aio-probe" || exit $?; }
+real() { readlink -f "$1"; }
 
 # need_stock offers the stock library alone in $tmp/stocklib, for
 # LD_LIBRARY_PATH.
 need_stock() {
-	[ -n "${STOCK_LIBAIO:-}" ] && [ -e "$STOCK_LIBAIO" ] ||
+	[ -e "${STOCK_LIBAIO:-}" ] ||
 		skip "no stock libaio.so.1 (configure --with-stock-libaio=PATH)"
 	[ "$(elf_class "$STOCK_LIBAIO")" = "$(elf_class "$ours")" ] ||
 		skip "stock $STOCK_LIBAIO is not the same ELF class as ours"
@@ -47,12 +53,10 @@ need_stock() {
 # stock_header: false without the distribution's libaio.h, else it is
 # copied alone into $tmp/stockinc, for -I.
 stock_header() {
-	[ -n "${STOCK_LIBAIO_H:-}" ] && [ -f "$STOCK_LIBAIO_H" ] || return 1
+	[ -f "${STOCK_LIBAIO_H:-}" ] || return 1
 	{ mkdir "$tmp/stockinc" && cp "$STOCK_LIBAIO_H" "$tmp/stockinc/libaio.h"; } ||
 		fail "cannot copy $STOCK_LIBAIO_H"
 }
-
-real() { readlink -f "$1"; }
 
 # dyn TAG FILE: the values of FILE's dynamic TAG (SONAME, NEEDED), one a line.
 dyn() { readelf -d "$2" | sed -n "s/.*($1).*\[\(.*\)\]/\1/p"; }

@@ -4,7 +4,9 @@
 # --enable-t64-name, the program records libaio.so.1t64, the name under
 # which Debian 13 ships the same stock library: the stock file is offered
 # under that name too.
-. "$top_srcdir/tests/abi-lib.sh"
+# shellcheck source=tests/abi-lib.sh
+. "${top_srcdir:-.}/tests/abi-lib.sh"
+need_ours
 need_stock
 need_aio
 

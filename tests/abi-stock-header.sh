@@ -3,7 +3,9 @@
 # linked with the stock libaio.so.1 runs unchanged on ours (LD_LIBRARY_PATH
 # at our build), natively and with every fallback forced.  The program
 # prints the libaio it mapped (/proc/self/maps); it must be ours.
-. "$top_srcdir/tests/abi-lib.sh"
+# shellcheck source=tests/abi-lib.sh
+. "${top_srcdir:-.}/tests/abi-lib.sh"
+need_ours
 need_stock
 stock_header || skip "no stock libaio.h"
 need_aio

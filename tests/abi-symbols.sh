@@ -8,9 +8,11 @@
 # import is a versioned C library symbol or a weak toolchain hook, the
 # soname is libaio.so.1 (libaio.so.1t64 when configured with
 # --enable-t64-name) and the only DT_NEEDED is libc.so.6.
-. "$top_srcdir/tests/abi-lib.sh"
+# shellcheck source=tests/abi-lib.sh
+. "${top_srcdir:-.}/tests/abi-lib.sh"
+need_ours
 need_stock
-command -v readelf >/dev/null 2>&1 || skip "readelf not installed (binutils)"
+need_cmd readelf binutils
 
 # dynsyms FILE def: the defined dynamic symbols, one "name@version" or
 # "name@@version" a line (version-node symbols appear as their bare name);
