@@ -3,11 +3,11 @@
 # static-*.sh, secure-env.sh, fastpath-frame.sh and src-layering.sh.  Takes
 # top_srcdir and top_builddir (default: .), CC, CXX, STOCK_LIBAIO and
 # STOCK_LIBAIO_H from the environment (tests/local.mk sets them) and gives:
-# absolute paths; $ours (our libaio.so.1); a scratch $tmp under $TMPDIR,
-# removed on exit; skip and fail; bad and finish, for a test that goes on
-# after a failed check; the need_* skips; stock_header and run_prog.  77
-# is used only for what cannot exist on this machine, never for a check
-# that went wrong.
+# absolute paths; $ours (our libaio.so.1) and $archive (our libaio.a); a
+# scratch $tmp under $TMPDIR, removed on exit; skip and fail; bad and
+# finish, for a test that goes on after a failed check; the need_* skips;
+# stock_header, build_static and run_prog.  77 is used only for what
+# cannot exist on this machine, never for a check that went wrong.
 
 skip() { echo "SKIP: $*"; exit 77; }
 fail() { echo "FAIL: $*"; exit 1; }
@@ -20,11 +20,15 @@ CXX=${CXX:-c++}
 top_srcdir=$(cd "${top_srcdir:-.}" && pwd) || fail "no source directory"
 top_builddir=$(cd "${top_builddir:-.}" && pwd) || fail "no build directory"
 ours=$top_builddir/.libs/libaio.so.1
+archive=$top_builddir/.libs/libaio.a
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/aioreap-test.XXXXXX") || fail "mktemp"
 trap 'rm -rf "$tmp"' EXIT
 
 need_ours() { [ -e "$ours" ] || skip "no shared library built ($ours)"; }
+need_static() {
+	[ -f "$archive" ] || skip "no static archive $archive (configure --disable-static)"
+}
 # need_cmd TOOL PACKAGE
 need_cmd() { command -v "$1" >/dev/null 2>&1 || skip "$1 not installed ($2)"; }
 
@@ -60,6 +64,17 @@ stock_header() {
 
 # dyn TAG FILE: the values of FILE's dynamic TAG (SONAME, NEEDED), one a line.
 dyn() { readelf -d "$2" | sed -n "s/.*($1).*\[\(.*\)\]/\1/p"; }
+
+# build_static PROG LINK...: $tmp/PROG.c built into $tmp/PROG against our
+# header, with LINK (where libaio.a goes) and the build's own CFLAGS and
+# LDFLAGS: a sanitizer build's archive needs the sanitizer runtime.
+build_static() {
+	prog=$1
+	shift
+	# shellcheck disable=SC2086
+	$CC -std=gnu11 ${TEST_CFLAGS:-} -I"$top_srcdir/include" -o "$tmp/$prog" \
+		"$tmp/$prog.c" ${TEST_LDFLAGS:-} "$@" -pthread
+}
 
 # run_prog LABEL LIBRARY ENV...: $tmp/prog (tests/abi-prog.c) run with
 # ENV; it must pass and must have mapped LIBRARY (it prints the libaio
