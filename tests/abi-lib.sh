@@ -6,7 +6,7 @@
 # absolute paths; $ours (our libaio.so.1) and $archive (our libaio.a); a
 # scratch $tmp under $TMPDIR, removed on exit; skip and fail; bad and
 # finish, for a test that goes on after a failed check; the need_* skips;
-# stock_header, build_static and run_prog.  77 is used only for what
+# stock_header, build_static and run_on.  77 is used only for what
 # cannot exist on this machine, never for a check that went wrong.
 
 skip() { echo "SKIP: $*"; exit 77; }
@@ -76,14 +76,19 @@ build_static() {
 		"$tmp/$prog.c" ${TEST_LDFLAGS:-} "$@" -pthread
 }
 
-# run_prog LABEL LIBRARY ENV...: $tmp/prog (tests/abi-prog.c) run with
-# ENV; it must pass and must have mapped LIBRARY (it prints the libaio
-# file it finds in /proc/self/maps).
-run_prog() {
-	label=$1 want=$2
-	shift 2
+# run_on stock|ours [ENV...]: $tmp/prog (tests/abi-prog.c) run with ENV
+# and that library's directory in LD_LIBRARY_PATH; it must pass and must
+# have mapped that library (it prints the libaio file it finds in
+# /proc/self/maps).
+run_on() {
+	case $1 in
+	stock) label="stock library" want=$STOCK_LIBAIO dir=$tmp/stocklib ;;
+	*) label="our library" want=$ours dir=$top_builddir/.libs ;;
+	esac
+	shift
+	[ $# -eq 0 ] || label="$label, $*"
 	echo "== $label"
-	env "$@" "$tmp/prog" > "$tmp/out" 2>&1
+	env LD_LIBRARY_PATH="$dir" "$@" "$tmp/prog" > "$tmp/out" 2>&1
 	rc=$?
 	cat "$tmp/out"
 	[ $rc -eq 0 ] || fail "$label: exit $rc"

@@ -16,6 +16,6 @@ $CC -std=gnu11 -O2 -Wall -Wextra -Werror -pthread -I"$top_srcdir/include" \
 	-o "$tmp/prog" "$top_srcdir/tests/abi-prog.c" "$ours" ||
 	fail "cannot build against our header"
 
-run_prog "stock library" "$STOCK_LIBAIO" LD_LIBRARY_PATH="$tmp/stocklib"
-run_prog "our library" "$ours" LD_LIBRARY_PATH="$top_builddir/.libs"
+run_on stock
+run_on ours
 echo "PASS"
