@@ -12,10 +12,12 @@
 # with our debug info left in is run too, and its summary must show no
 # "Removed" and no "Changed" entry.  A reverse comparison (ours -> stock)
 # must see our additions as removals: proof that abidiff looked at all.
-. "$top_srcdir/tests/abi-lib.sh"
+# shellcheck source=tests/abi-lib.sh
+. "${top_srcdir:-.}/tests/abi-lib.sh"
+need_ours
 need_stock
-command -v abidiff >/dev/null 2>&1 || skip "abidiff not installed (abigail-tools)"
-command -v objcopy >/dev/null 2>&1 || skip "objcopy not installed (binutils)"
+need_cmd abidiff abigail-tools
+need_cmd objcopy binutils
 
 objcopy --strip-debug "$ours" "$tmp/ours.so" || fail "objcopy"
 # Built with --enable-t64-name, our soname is libaio.so.1t64 by design

@@ -1,4 +1,5 @@
 #!/bin/sh
+# shellcheck disable=SC2086 # $CC, $CXX and $strict are lists of words
 # The public header on its own: it compiles alone as strict C99 and C11
 # (-pedantic -Wall -Wextra -Werror), as C++11, and for i386; it defines
 # AIOREAP_EXTENSIONS (and not upstream's LIBAIO_EXTENSIONS); and a 32-bit
@@ -8,7 +9,9 @@
 # the distribution's header is installed, tests/test-abi-layout.c is also
 # compiled against it, so the layout table is checked against the stock
 # header as well as ours.
-. "$top_srcdir/tests/abi-lib.sh"
+# shellcheck source=tests/abi-lib.sh
+. "${top_srcdir:-.}/tests/abi-lib.sh"
+need_ours
 inc=$top_srcdir/include
 strict="-pedantic -Wall -Wextra -Werror"
 
@@ -44,21 +47,19 @@ compile() { # label, compiler and flags...
 	fi
 }
 
-for std in c99 c11; do
+# Alone and used, as C99 and C11 and, given a C++ compiler, C++11 and C++17.
+cxx_stds="c++11 c++17"
+command -v "${CXX%% *}" >/dev/null 2>&1 || {
+	cxx_stds=
+	echo "SKIP (part): no C++ compiler '$CXX': the header is not checked as C++"
+}
+for std in c99 c11 $cxx_stds; do
+	case $std in c++*) lang=C++ cc="$CXX -x c++" ;; *) lang=C cc=$CC ;; esac
 	for f in alone used; do
-		compile "C $std $f" $CC -std=$std $strict -I"$inc" "$tmp/$f.c"
+		compile "$lang $std $f" $cc -std=$std $strict -I"$inc" "$tmp/$f.c"
 	done
 done
 compile "C gnu11 used" $CC -std=gnu11 $strict -I"$inc" "$tmp/used.c"
-if command -v "${CXX%% *}" >/dev/null 2>&1; then
-	for std in c++11 c++17; do
-		for f in alone used; do
-			compile "C++ $std $f" $CXX -x c++ -std=$std $strict -I"$inc" "$tmp/$f.c"
-		done
-	done
-else
-	echo "SKIP (part): no C++ compiler '$CXX': the header is not checked as C++"
-fi
 if command -v clang >/dev/null 2>&1; then
 	compile "clang c99 used" clang -std=c99 $strict -I"$inc" "$tmp/used.c"
 else

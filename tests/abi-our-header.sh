@@ -4,7 +4,9 @@
 # --enable-t64-name, the program records libaio.so.1t64, the name under
 # which Debian 13 ships the same stock library: the stock file is offered
 # under that name too.
-. "$top_srcdir/tests/abi-lib.sh"
+# shellcheck source=tests/abi-lib.sh
+. "${top_srcdir:-.}/tests/abi-lib.sh"
+need_ours
 need_stock
 need_aio
 
@@ -14,6 +16,6 @@ $CC -std=gnu11 -O2 -Wall -Wextra -Werror -pthread -I"$top_srcdir/include" \
 	-o "$tmp/prog" "$top_srcdir/tests/abi-prog.c" "$ours" ||
 	fail "cannot build against our header"
 
-run_prog "stock library" "$STOCK_LIBAIO" LD_LIBRARY_PATH="$tmp/stocklib"
-run_prog "our library" "$ours" LD_LIBRARY_PATH="$top_builddir/.libs"
+run_on stock
+run_on ours
 echo "PASS"

@@ -3,7 +3,9 @@
 # linked with the stock libaio.so.1 runs unchanged on ours (LD_LIBRARY_PATH
 # at our build), natively and with every fallback forced.  The program
 # prints the libaio it mapped (/proc/self/maps); it must be ours.
-. "$top_srcdir/tests/abi-lib.sh"
+# shellcheck source=tests/abi-lib.sh
+. "${top_srcdir:-.}/tests/abi-lib.sh"
+need_ours
 need_stock
 stock_header || skip "no stock libaio.h"
 need_aio
@@ -17,11 +19,10 @@ readelf -d "$tmp/prog" | grep -q 'NEEDED.*\[libaio\.so\.1\]' ||
 	fail "program does not need libaio.so.1"
 
 # Control run: the stock library passes the same program.
-run_prog "stock library" "$STOCK_LIBAIO" LD_LIBRARY_PATH="$tmp/stocklib"
-run_prog "our library" "$ours" LD_LIBRARY_PATH="$top_builddir/.libs"
+run_on stock
+run_on ours
 for m in poll pgetevents ring poll,pgetevents,ring; do
-	run_prog "our library, LIBAIO_DISABLE=$m" "$ours" \
-		LD_LIBRARY_PATH="$top_builddir/.libs" LIBAIO_DISABLE=$m
+	run_on ours LIBAIO_DISABLE=$m
 done
 # The dynamic loader agrees about which file it used.
 LD_LIBRARY_PATH="$top_builddir/.libs" LD_DEBUG=libs "$tmp/prog" 2>&1 >/dev/null |

@@ -5,11 +5,9 @@
 # registry_add, helper_arm, pe_lock, kernel_getevents, ...) links
 # statically with every object of libaio.a (--whole-archive) and runs:
 # no "multiple definition".  Stock libaio.a allows the same.
-: "${top_srcdir:=.}" "${top_builddir:=.}" "${CC:=cc}"
-lib=$top_builddir/.libs/libaio.a
-[ -f "$lib" ] || { echo "SKIP: no static archive $lib (configure --disable-static)"; exit 77; }
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/static-link.XXXXXX") || exit 99
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=tests/abi-lib.sh
+. "${top_srcdir:-.}/tests/abi-lib.sh"
+need_static
 # The internal globals of libaio.a before the prefix (nm -g --defined-only).
 old="features_disabled_word features_parse_env features_pgetevents_missing
 features_pgetevents_native features_poll_native getevents_core helper_arm
@@ -31,17 +29,13 @@ io_queue_wait_0_1 io_queue_wait_0_4"
 	for n in $old; do
 		printf '\tsum += %s();\n' "$n"
 	done
-	printf '%s\n' '	printf("io_setup %d, features %#x, own names %d\\n", r, io_features(), sum);'
+	printf '%s\n' '	printf("io_setup %d, features %#x, own names %d\n", r, io_features(), sum);'
+	# shellcheck disable=SC2086
 	printf '\treturn sum == 7 * %d ? 0 : 1;\n}\n' "$(echo $old | wc -w)"
 } > "$tmp/prog.c"
-# The build's own CFLAGS and LDFLAGS: a sanitizer build's archive needs
-# the sanitizer runtime at link time.
-# shellcheck disable=SC2086
-if ! $CC -std=gnu11 ${TEST_CFLAGS:-} -I"$top_srcdir/include" -o "$tmp/prog" "$tmp/prog.c" \
-	${TEST_LDFLAGS:-} -Wl,--whole-archive "$lib" -Wl,--no-whole-archive -pthread 2> "$tmp/err"; then
+if ! build_static prog -Wl,--whole-archive "$archive" -Wl,--no-whole-archive 2> "$tmp/err"; then
 	grep -m 10 'multiple definition\|error' "$tmp/err"
-	echo "FAIL: a program defining the old internal names does not link with libaio.a"
-	exit 1
+	fail "a program defining the old internal names does not link with libaio.a"
 fi
-"$tmp/prog" || { echo "FAIL: the statically linked program did not run"; exit 1; }
+"$tmp/prog" || fail "the statically linked program did not run"
 echo PASS
