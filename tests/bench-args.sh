@@ -14,8 +14,9 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 pass() { echo "ok: $*"; }
 # check PASS FAIL COMMAND...: pass PASS when COMMAND succeeds, else fail FAIL.
 check() { p=$1 f=$2; shift 2; if "$@"; then pass "$p"; else fail "$f"; fi; }
-# has PASS FAIL ERE: check that the last run's output has a line matching ERE.
-has() { check "$1" "$2" grep -Eq -- "$3" "$tmp/out"; }
+# has PASS FAIL ERE [FILE]: check that FILE (the last run's output) has a
+# line matching ERE.
+has() { check "$1" "$2" grep -Eq -- "$3" "${4:-$tmp/out}"; }
 
 # expect RC DESCRIPTION ARGS...: run, compare the exit code.
 expect() {
@@ -56,31 +57,34 @@ if [ -x "$noaio" ]; then
 	fi
 fi
 
-expect 0 "--help" --help
-has "--help lists --workloads" "--help text" --workloads
-expect 0 "-h" -h
-expect 0 "--version" --version
-has "--version names the tool" "--version text" aio-bench
-
-expect 2 "unknown option" --no-such-option
-check "unknown option is named" "no message for an unknown option" grep -q no-such-option "$tmp/err"
-expect 2 "unknown short option" -Z
-expect 2 "missing argument" --time
-check "missing argument message" "no message for a missing argument" grep -q "needs an argument" "$tmp/err"
-expect 2 "bad --time" --time abc
-expect 2 "zero --time" --time 0
-expect 2 "bad --reps" --reps 0
-expect 2 "bad --workloads" --workloads reap,bogus
-expect 2 "bad --conns" --conns 1,x
-expect 2 "bad --procs" --procs 3
-expect 2 "bad --batches (does not divide the fill)" --batches 7
-expect 2 "bad --direct" --direct sometimes
-expect 2 "bad --threads" --threads 0
-expect 2 "bad --thread-depth" --thread-depth 5000
-expect 2 "bad --pattern" --pattern some
-expect 2 "bad --workloads (threads misspelt)" --workloads thread
-expect 2 "stray argument" stray
-expect 2 "--json with --csv" --json --csv
+# Rows "EXIT|ARGS|out or err|ERE": aio-bench ARGS exits EXIT, and its
+# stdout or stderr matches ERE (a usage error names what it rejects).
+while IFS='|' read -r want args where ere; do
+	# shellcheck disable=SC2086 # ARGS are words
+	expect "$want" "$args" $args
+	has "$args: $where has '$ere'" "$args: $where lacks '$ere'" "$ere" "$tmp/$where"
+done <<'EOF'
+0|--help|out|--workloads
+0|-h|out|--workloads
+0|--version|out|^aio-bench
+2|--no-such-option|err|unknown option '--no-such-option'
+2|-Z|err|unknown option '-Z'
+2|--time|err|'--time' needs an argument
+2|--time abc|err|bad --time 'abc'
+2|--time 0|err|bad --time '0'
+2|--reps 0|err|bad --reps '0'
+2|--workloads reap,bogus|err|bad --workloads 'reap,bogus'
+2|--workloads thread|err|bad --workloads 'thread'
+2|--conns 1,x|err|bad --conns '1,x'
+2|--procs 3|err|bad --procs '3'
+2|--batches 7|err|bad --batches '7' .*dividing
+2|--direct sometimes|err|bad --direct 'sometimes'
+2|--threads 0|err|bad --threads '0'
+2|--thread-depth 5000|err|bad --thread-depth '5000'
+2|--pattern some|err|bad --pattern 'some'
+2|stray|err|unexpected argument 'stray'
+2|--json --csv|err|--json and --csv
+EOF
 
 # Human output: header lines and one table per workload.
 expect 0 "tiny table run" $tiny --workloads reap,loop,file,threads
