@@ -191,18 +191,20 @@ fi
 # Two processes, CPU pinning, a named file, no stock library.
 expect 0 "--procs 1,2 --cpu 0" --workloads loop --time 0.01 --reps 1 --conns 1 --procs 1,2 --cpu 0 --csv
 has "two-process rows" "no two-process rows" "K=1 2p"
-expect 0 "--file PATH (created and removed)" --workloads file --time 0.01 --reps 1 --depths 2 \
+expect 0 "--file PATH --stock none" --workloads file --time 0.01 --reps 1 --depths 2 \
 	--file "$tmp/data" --file-size 4 --stock none
+has "--stock none: stock row shown as skipped" "--stock none: no skipped stock row" \
+	"^stock-libaio +tmpfs QD=2 .*skipped \(--stock none\)"
+check "created file removed" "file left behind" test ! -e "$tmp/data"
 expect 0 "--pattern batch" --workloads file,threads --pattern batch --time 0.01 --reps 1 \
 	--depths 4 --threads 2 --thread-depth 2 --file "$tmp/data" --file-size 4
 has "--pattern batch is reported" "--pattern batch not reported" "one io_submit for all of them"
+check "created file removed" "file left behind" test ! -e "$tmp/data"
+expect 0 "--progress" --workloads reap --time 0.01 --reps 1 --batches 1 --progress
+check "progress on stderr" "no progress line" grep -q reap "$tmp/err"
 # Only this script's runs: another aio-bench on the machine may be running.
 left=$(for p in $pids; do ls /dev/shm/aio-bench."$p".* 2>/dev/null; done)
 check "tmpfs file removed" "tmpfs file left behind in /dev/shm: $left" test -z "$left"
-check "created file removed" "file left behind" test ! -e "$tmp/data"
-has "stock row shown when skipped" "stock row missing" stock-libaio
-expect 0 "--progress" --workloads reap --time 0.01 --reps 1 --batches 1 --progress
-check "progress on stderr" "no progress line" grep -q reap "$tmp/err"
 
 # --loop: root only; without root it is skipped with a reason (exit 0).
 if [ "$(id -u)" = 0 ] && [ -e /dev/loop-control ]; then
