@@ -17,6 +17,7 @@ check() { p=$1 f=$2; shift 2; if "$@"; then pass "$p"; else fail "$f"; fi; }
 # has PASS FAIL ERE [FILE]: check that FILE (the last run's output) has a
 # line matching ERE.
 has() { check "$1" "$2" grep -Eq -- "$3" "${4:-$tmp/out}"; }
+py=$(command -v python3) || echo "skip: no python3 for the JSON and CSV checks"
 
 # expect RC DESCRIPTION ARGS...: run, compare the exit code.
 expect() {
@@ -131,22 +132,19 @@ has "LIBAIO_DISABLE=ring is reported" "LIBAIO_DISABLE=ring not reported" \
 
 # JSON: parses, has the expected keys, rows carry the expected fields.
 expect 0 "tiny --json run" $tiny --workloads reap,loop,file,threads --json
-if command -v python3 >/dev/null 2>&1; then
-	check "JSON parses" "JSON does not parse" python3 -m json.tool "$tmp/out" /dev/null
-	python3 - "$tmp/out" <<'PY' && pass "JSON keys and rows" || fail "JSON keys or rows"
+[ -z "$py" ] || check "JSON keys and rows" "JSON keys or rows" python3 - "$tmp/out" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-for k in ("version", "kernel", "features", "rows", "targets", "reps", "cell_time"):
-    assert k in d, k
-for k in ("poll", "pgetevents", "ring_reaper"):
-    assert k in d["features"], k
+def need(keys, have, what):
+    missing = set(keys.split()) - set(have)
+    assert not missing, "%s lacks %s" % (what, sorted(missing))
+need("version kernel features rows targets reps cell_time", d, "the report")
+need("poll pgetevents ring_reaper", d["features"], "features")
 wl = {r["workload"] for r in d["rows"]}
 assert wl == {"reap", "loop", "file", "threads"}, wl
 for r in d["rows"]:
-    for k in ("series", "param", "unit", "median", "min", "max", "reps", "baseline",
-              "ratio", "note", "cpu_usr_us", "cpu_sys_us", "cpu_us", "cpu_ratio",
-              "syscalls", "syscall_ratio", "cost_reps"):
-        assert k in r, k
+    need("series param unit median min max reps baseline ratio note cpu_usr_us "
+         "cpu_sys_us cpu_us cpu_ratio syscalls syscall_ratio cost_reps", r, r)
 assert any(r["series"] == "ours-ring" and r["reps"] == 1 for r in d["rows"])
 # Every measured reap, file and threads row has its cost measured too
 # (a cell of 10 ms on a loaded machine may see no I/O complete at all:
@@ -171,22 +169,18 @@ stock = [r for r in d["rows"] if r["workload"] == "file" and r["series"] == "sto
          and r["reps"]]
 assert stock and all(r["syscalls"] > 0 for r in stock), stock
 PY
-else
-	echo "skip: no python3 for the JSON checks"
-fi
 [ ! -s "$tmp/err" ] || ! grep -v "not on a disk" "$tmp/err" | grep -q "aio-bench: [a-z]" ||
 	{ fail "--json run warned"; cat "$tmp/err"; }
 
 # CSV: header row first, then rows with the same number of fields.
 expect 0 "tiny --csv run" $tiny --workloads reap,loop --csv
-head -n 1 "$tmp/out" | grep -q "^workload,series,param,unit,median,min,max,reps,baseline,ratio,baseline2,ratio2,cpu_usr_us,cpu_sys_us,cpu_us,cpu_ratio,syscalls,syscall_ratio,dups,lost," &&
-	pass "CSV header" || fail "CSV header row"
-if command -v python3 >/dev/null 2>&1; then
-	python3 -c 'import csv, sys
+check "CSV header" "CSV header row" grep -q "^workload,series,param,unit,median,min,max,reps,baseline,ratio,baseline2,ratio2,cpu_usr_us,cpu_sys_us,cpu_us,cpu_ratio,syscalls,syscall_ratio,dups,lost," "$tmp/out"
+[ -z "$py" ] || check "CSV rows have the header's field count" "CSV field counts" \
+	python3 - "$tmp/out" <<'PY'
+import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
-assert len(rows) > 2 and all(len(r) == len(rows[0]) for r in rows)' "$tmp/out" &&
-		pass "CSV rows have the header's field count" || fail "CSV field counts"
-fi
+assert len(rows) > 2 and all(len(r) == len(rows[0]) for r in rows)
+PY
 
 # Two processes, CPU pinning, a named file, no stock library.
 expect 0 "--procs 1,2 --cpu 0" --workloads loop --time 0.01 --reps 1 --conns 1 --procs 1,2 --cpu 0 --csv
@@ -216,8 +210,8 @@ if [ "$(id -u)" = 0 ] && [ -e /dev/loop-control ]; then
 		has "loop device rows measured" "no loop device rows" "^ours-ring +loop QD=4 +$num "
 		has "loop threads rows" "no loop threads rows" "^ours-ring +loop T=2 +$num .* 0 +0 "
 	fi
-	losetup -a 2>/dev/null | grep -q "$tmp/lo" && fail "loop device left attached" ||
-		pass "loop device detached"
+	if losetup -a 2>/dev/null | grep -q "$tmp/lo"; then fail "loop device left attached"
+	else pass "loop device detached"; fi
 else
 	expect 0 "--loop without root" --workloads file --loop --time 0.01 --reps 1 --depths 1 \
 		--file "$tmp/lo" --file-size 4
