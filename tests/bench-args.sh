@@ -33,10 +33,11 @@ expect() {
 	fi
 }
 
+# tiny DESCRIPTION ARGS...: expect 0 from a tiny run of every kind of cell.
 # The disk-backed file goes under $TMPDIR (it may be tmpfs there: the tool
 # then warns that it is not a disk, which is fine here).
-tiny="--time 0.01 --reps 1 --batches 1,16 --conns 1,2 --depths 1,4 --file-size 8
-	--file $tmp/disk --threads 2 --thread-depth 4"
+tiny() { expect 0 "$@" --time 0.01 --reps 1 --batches 1,16 --conns 1,2 --depths 1,4 \
+	--file-size 8 --file "$tmp/disk" --threads 2 --thread-depth 4; }
 
 # A kernel without AIO: the report says so, the AIO rows say why they are
 # empty, and the tool exits cleanly.
@@ -88,7 +89,7 @@ done <<'EOF'
 EOF
 
 # Human output: header lines and one table per workload.
-expect 0 "tiny table run" $tiny --workloads reap,loop,file,threads
+tiny "tiny table run" --workloads reap,loop,file,threads
 for key in "kernel:" "poll:" "pgetevents:" "ring reaper:" "== reap" "== loop" "== file" \
 	"== threads" "ours-ring" "ours-syscall" "copy-floor" "epoll-lt" "epoll-oneshot" \
 	"aio-poll-ours" "aio-poll-syscall" "series" "sc/op" "cpu vs" "dup" "lost" \
@@ -131,7 +132,7 @@ has "LIBAIO_DISABLE=ring is reported" "LIBAIO_DISABLE=ring not reported" \
 	"ring reaper:  off \(LIBAIO_DISABLE\)"
 
 # JSON: parses, has the expected keys, rows carry the expected fields.
-expect 0 "tiny --json run" $tiny --workloads reap,loop,file,threads --json
+tiny "tiny --json run" --workloads reap,loop,file,threads --json
 [ -z "$py" ] || check "JSON keys and rows" "JSON keys or rows" python3 - "$tmp/out" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -173,7 +174,7 @@ PY
 	{ fail "--json run warned"; cat "$tmp/err"; }
 
 # CSV: header row first, then rows with the same number of fields.
-expect 0 "tiny --csv run" $tiny --workloads reap,loop --csv
+tiny "tiny --csv run" --workloads reap,loop --csv
 check "CSV header" "CSV header row" grep -q "^workload,series,param,unit,median,min,max,reps,baseline,ratio,baseline2,ratio2,cpu_usr_us,cpu_sys_us,cpu_us,cpu_ratio,syscalls,syscall_ratio,dups,lost," "$tmp/out"
 [ -z "$py" ] || check "CSV rows have the header's field count" "CSV field counts" \
 	python3 - "$tmp/out" <<'PY'
