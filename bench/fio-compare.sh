@@ -36,13 +36,11 @@ command -v python3 >/dev/null 2>&1 || die "python3 is needed to read fio's JSON"
 
 file=$dir/fio-compare.$$
 loopfile=$loopdir/fio-compare-loop.$$
+# shellcheck disable=SC2317 # run by compare-lib.sh's trap
 cleanup() {
-	[ -n "$loopdev" ] && losetup -d "$loopdev" 2>/dev/null
-	rm -rf "$work"
+	[ -z "$loopdev" ] || losetup -d "$loopdev" 2>/dev/null
 	rm -f "$file" "$file".verify "$loopfile"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
 echo "fio: $(fio --version), kernel $(uname -r), file $file ($size), ${runtime}s per run, $reps reps"
 
 # Lay the file out once, so every run reads the same page-cache pages.
