@@ -4,10 +4,10 @@
 # set name (for messages) and tool (the program they run with each
 # library); reads the build directory from their $1.  Gives die, builddir,
 # ours (the build's libaio.so.1), STOCK_LIBAIO (found when not set) and a
-# scratch $work (removed on exit unless the caller sets its own trap)
-# holding stock/ and ours/, each with one library as libaio.so.1 for
-# LD_LIBRARY_PATH, with proof that the tool loads it; skips (77) without
-# the tool.
+# scratch $work holding stock/ and ours/, each with one library as
+# libaio.so.1 for LD_LIBRARY_PATH, with proof that the tool loads it; skips
+# (77) without the tool.  On exit, or when interrupted, the caller's
+# cleanup (when it defines one) runs, then $work goes.
 
 die() { echo "$name: $*" >&2; exit 1; }
 
@@ -23,7 +23,9 @@ fi
 [ -e "${STOCK_LIBAIO:-}" ] || die "no stock libaio.so.1 (set STOCK_LIBAIO)"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/$name.XXXXXX") || die "mktemp failed"
-trap 'rm -rf "$work"' EXIT
+cleanup() { :; }
+trap 'cleanup; rm -rf "$work"' EXIT
+trap 'exit 130' INT TERM HUP
 mkdir "$work/stock" "$work/ours"
 ln -s "$(readlink -f "$STOCK_LIBAIO")" "$work/stock/libaio.so.1"
 ln -s "$(readlink -f "$ours")" "$work/ours/libaio.so.1"

@@ -36,18 +36,17 @@ command -v python3 >/dev/null 2>&1 || die "python3 is needed to read fio's JSON"
 
 file=$dir/fio-compare.$$
 loopfile=$loopdir/fio-compare-loop.$$
+# shellcheck disable=SC2317 # run by compare-lib.sh's trap
 cleanup() {
-	[ -n "$loopdev" ] && losetup -d "$loopdev" 2>/dev/null
-	rm -rf "$work"
+	[ -z "$loopdev" ] || losetup -d "$loopdev" 2>/dev/null
 	rm -f "$file" "$file".verify "$loopfile"
 }
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
 echo "fio: $(fio --version), kernel $(uname -r), file $file ($size), ${runtime}s per run, $reps reps"
 
-# Lay the file out once, so every run reads the same page-cache pages.
-fio --name=layout --filename="$file" --size="$size" --rw=write --bs=1M \
-	--ioengine=psync --output=/dev/null || die "cannot create $file"
+# layout FILE FIO-ARGS...: write FILE ($size) once: each run reads the same.
+layout() { f=$1; shift; fio --name=layout --filename="$f" --size="$size" --rw=write \
+	--bs=1M --ioengine=psync --output=/dev/null "$@"; }
+layout "$file" || die "cannot create $file"
 
 # run LIB QD WHERE FIO-ARGS...: timed 4 KiB random reads with LIB at
 # iodepth QD -> prints "IOPS CPU-us-per-IO" (user + system CPU of fio's job
@@ -66,30 +65,36 @@ cpu_s = (j["usr_cpu"] + j["sys_cpu"]) / 100.0 * j["job_runtime"] / 1000.0
 print("%.0f %.3f" % (j["read"]["iops"], cpu_s * 1e6 / ios if ios else 0))' "$work/out.json"
 }
 
-: >"$work/results"
-for r in $(seq 1 "$reps"); do
-	for qd in $depths; do
-		for v in stock ours stock+userspace_reap ours+userspace_reap; do
-			case $v in
-			*+userspace_reap) extra=--userspace_reap=1 ;;
-			*) extra= ;;
-			esac
-			# shellcheck disable=SC2086 # one option or none
-			res=$(run "${v%%+*}" "$qd" "" --filename="$file" --size="$size" $extra) ||
-				exit 1
-			echo "$v $qd ${res% *}" >>"$work/results"
-			[ -t 2 ] && printf '\rfio-compare: rep %s iodepth %s %-24s' "$r" "$qd" "$v" >&2
+# sweep OUT DEPTHS VARIANTS WHERE FIO-ARGS...: $reps interleaved rounds of
+# run for each iodepth and variant (LIB, or LIB+OPTION for fio's --OPTION=1)
+# -> lines "VARIANT QD IOPS CPU-us-per-IO" in $work/OUT.
+sweep() {
+	out=$1 qds=$2 variants=$3 where=$4
+	shift 4
+	: >"$work/$out"
+	for r in $(seq 1 "$reps"); do
+		for qd in $qds; do
+			for v in $variants; do
+				opt=
+				case $v in *+*) opt=--${v#*+}=1 ;; esac
+				# shellcheck disable=SC2086 # one option or none
+				res=$(run "${v%%+*}" "$qd" "$where" "$@" $opt) || exit 1
+				echo "$v $qd $res" >>"$work/$out"
+				[ -t 2 ] && printf '\r%-60s' "fio-compare: $out rep $r iodepth $qd $v" >&2
+			done
 		done
 	done
-done
-[ -t 2 ] && printf '\r%60s\r' '' >&2
+	[ -t 2 ] && printf '\r%60s\r' '' >&2
+}
 
-python3 - "$work/results" <<'EOF'
+sweep tmpfs "$depths" "stock ours stock+userspace_reap ours+userspace_reap" "" \
+	--filename="$file" --size="$size"
+python3 - "$work/tmpfs" <<'EOF'
 import statistics, sys
 rows = {}
 order = []
 for line in open(sys.argv[1]):
-    v, qd, iops = line.split()
+    v, qd, iops, _ = line.split()
     key = (v, int(qd))
     if key not in rows:
         rows[key] = []
@@ -116,8 +121,7 @@ if [ "$(id -u)" != 0 ]; then
 	echo "skipped: needs root (loop devices)"
 elif ! command -v losetup >/dev/null 2>&1; then
 	echo "skipped: losetup not installed (util-linux)"
-elif ! fio --name=layout --filename="$loopfile" --size="$size" --rw=write --bs=1M \
-	--ioengine=psync --end_fsync=1 --output=/dev/null 2>"$work/err"; then
+elif ! layout "$loopfile" --end_fsync=1 2>"$work/err"; then
 	echo "skipped: cannot create $loopfile: $(cat "$work/err")"
 elif ! loopdev=$(losetup --find --show --read-only --direct-io=on "$loopfile" 2>"$work/err"); then
 	loopdev=
@@ -125,19 +129,9 @@ elif ! loopdev=$(losetup --find --show --read-only --direct-io=on "$loopfile" 2>
 else
 	dio=$(cat "/sys/block/${loopdev#/dev/}/loop/dio" 2>/dev/null || echo "?")
 	echo "$loopdev over $loopfile ($(stat -f -c %T "$loopfile")), direct I/O: $dio"
-	: >"$work/dio"
-	for r in $(seq 1 "$reps"); do
-		for qd in $loopdepths; do
-			for lib in stock ours; do
-				res=$(run "$lib" "$qd" "on $loopdev " --filename="$loopdev" --readonly \
-					--direct=1) || exit 1
-				echo "$lib $qd $res" >>"$work/dio"
-				[ -t 2 ] && printf '\rfio-compare: loop rep %s iodepth %s %-8s' "$r" "$qd" "$lib" >&2
-			done
-		done
-	done
-	[ -t 2 ] && printf '\r%60s\r' '' >&2
-	python3 - "$work/dio" <<'EOF'
+	sweep loop "$loopdepths" "stock ours" "on $loopdev " --filename="$loopdev" --readonly \
+		--direct=1
+	python3 - "$work/loop" <<'EOF'
 import statistics, sys
 rows = {}
 for line in open(sys.argv[1]):

@@ -19,7 +19,7 @@ name=qemu-io-compare tool=qemu-io
 . "$(dirname "$0")/compare-lib.sh"
 
 img=$dir/qemu-io-compare.$$.raw
-trap 'rm -rf "$work"; rm -f "$img"' EXIT INT TERM
+cleanup() { rm -f "$img"; }
 
 # O_DIRECT check: --aio native needs it (qemu-io refuses otherwise).
 dd if=/dev/zero of="$img" bs=1M count=64 oflag=direct status=none 2>/dev/null ||

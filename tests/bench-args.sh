@@ -14,8 +14,10 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 pass() { echo "ok: $*"; }
 # check PASS FAIL COMMAND...: pass PASS when COMMAND succeeds, else fail FAIL.
 check() { p=$1 f=$2; shift 2; if "$@"; then pass "$p"; else fail "$f"; fi; }
-# has PASS FAIL ERE: check that the last run's output has a line matching ERE.
-has() { check "$1" "$2" grep -Eq -- "$3" "$tmp/out"; }
+# has PASS FAIL ERE [FILE]: check that FILE (the last run's output) has a
+# line matching ERE.
+has() { check "$1" "$2" grep -Eq -- "$3" "${4:-$tmp/out}"; }
+py=$(command -v python3) || echo "skip: no python3 for the JSON and CSV checks"
 
 # expect RC DESCRIPTION ARGS...: run, compare the exit code.
 expect() {
@@ -31,10 +33,11 @@ expect() {
 	fi
 }
 
+# tiny DESCRIPTION ARGS...: expect 0 from a tiny run of every kind of cell.
 # The disk-backed file goes under $TMPDIR (it may be tmpfs there: the tool
 # then warns that it is not a disk, which is fine here).
-tiny="--time 0.01 --reps 1 --batches 1,16 --conns 1,2 --depths 1,4 --file-size 8
-	--file $tmp/disk --threads 2 --thread-depth 4"
+tiny() { expect 0 "$@" --time 0.01 --reps 1 --batches 1,16 --conns 1,2 --depths 1,4 \
+	--file-size 8 --file "$tmp/disk" --threads 2 --thread-depth 4; }
 
 # A kernel without AIO: the report says so, the AIO rows say why they are
 # empty, and the tool exits cleanly.
@@ -45,45 +48,46 @@ if [ -x "$noaio" ]; then
 	rc=$?
 	if [ $rc -eq 77 ]; then
 		echo "skip: no seccomp here for the no-AIO run"
-	elif [ $rc -ne 0 ]; then
-		fail "no-AIO run: exit $rc"; head -n 20 "$tmp/noaio" | sed 's/^/  | /'
-	elif grep -q '^kernel AIO: *no' "$tmp/noaio" &&
+	elif [ $rc -eq 0 ] && grep -q '^kernel AIO: *no' "$tmp/noaio" &&
 	     grep -q 'Function not implemented' "$tmp/noaio"; then
 		pass "no-AIO run: the report says so and exits 0"
 	else
-		fail "no-AIO run: the report does not say AIO is missing"
+		fail "no-AIO run: exit $rc, or the report does not say AIO is missing"
 		head -n 20 "$tmp/noaio" | sed 's/^/  | /'
 	fi
 fi
 
-expect 0 "--help" --help
-has "--help lists --workloads" "--help text" --workloads
-expect 0 "-h" -h
-expect 0 "--version" --version
-has "--version names the tool" "--version text" aio-bench
-
-expect 2 "unknown option" --no-such-option
-check "unknown option is named" "no message for an unknown option" grep -q no-such-option "$tmp/err"
-expect 2 "unknown short option" -Z
-expect 2 "missing argument" --time
-check "missing argument message" "no message for a missing argument" grep -q "needs an argument" "$tmp/err"
-expect 2 "bad --time" --time abc
-expect 2 "zero --time" --time 0
-expect 2 "bad --reps" --reps 0
-expect 2 "bad --workloads" --workloads reap,bogus
-expect 2 "bad --conns" --conns 1,x
-expect 2 "bad --procs" --procs 3
-expect 2 "bad --batches (does not divide the fill)" --batches 7
-expect 2 "bad --direct" --direct sometimes
-expect 2 "bad --threads" --threads 0
-expect 2 "bad --thread-depth" --thread-depth 5000
-expect 2 "bad --pattern" --pattern some
-expect 2 "bad --workloads (threads misspelt)" --workloads thread
-expect 2 "stray argument" stray
-expect 2 "--json with --csv" --json --csv
+# Rows "EXIT|ARGS|out or err|ERE": aio-bench ARGS exits EXIT, and its
+# stdout or stderr matches ERE (a usage error names what it rejects).
+while IFS='|' read -r want args where ere; do
+	# shellcheck disable=SC2086 # ARGS are words
+	expect "$want" "$args" $args
+	has "$args: $where has '$ere'" "$args: $where lacks '$ere'" "$ere" "$tmp/$where"
+done <<'EOF'
+0|--help|out|--workloads
+0|-h|out|--workloads
+0|--version|out|^aio-bench
+2|--no-such-option|err|unknown option '--no-such-option'
+2|-Z|err|unknown option '-Z'
+2|--time|err|'--time' needs an argument
+2|--time abc|err|bad --time 'abc'
+2|--time 0|err|bad --time '0'
+2|--reps 0|err|bad --reps '0'
+2|--workloads reap,bogus|err|bad --workloads 'reap,bogus'
+2|--workloads thread|err|bad --workloads 'thread'
+2|--conns 1,x|err|bad --conns '1,x'
+2|--procs 3|err|bad --procs '3'
+2|--batches 7|err|bad --batches '7' .*dividing
+2|--direct sometimes|err|bad --direct 'sometimes'
+2|--threads 0|err|bad --threads '0'
+2|--thread-depth 5000|err|bad --thread-depth '5000'
+2|--pattern some|err|bad --pattern 'some'
+2|stray|err|unexpected argument 'stray'
+2|--json --csv|err|--json and --csv
+EOF
 
 # Human output: header lines and one table per workload.
-expect 0 "tiny table run" $tiny --workloads reap,loop,file,threads
+tiny "tiny table run" --workloads reap,loop,file,threads
 for key in "kernel:" "poll:" "pgetevents:" "ring reaper:" "== reap" "== loop" "== file" \
 	"== threads" "ours-ring" "ours-syscall" "copy-floor" "epoll-lt" "epoll-oneshot" \
 	"aio-poll-ours" "aio-poll-syscall" "series" "sc/op" "cpu vs" "dup" "lost" \
@@ -126,23 +130,20 @@ has "LIBAIO_DISABLE=ring is reported" "LIBAIO_DISABLE=ring not reported" \
 	"ring reaper:  off \(LIBAIO_DISABLE\)"
 
 # JSON: parses, has the expected keys, rows carry the expected fields.
-expect 0 "tiny --json run" $tiny --workloads reap,loop,file,threads --json
-if command -v python3 >/dev/null 2>&1; then
-	check "JSON parses" "JSON does not parse" python3 -m json.tool "$tmp/out" /dev/null
-	python3 - "$tmp/out" <<'PY' && pass "JSON keys and rows" || fail "JSON keys or rows"
+tiny "tiny --json run" --workloads reap,loop,file,threads --json
+[ -z "$py" ] || check "JSON keys and rows" "JSON keys or rows" python3 - "$tmp/out" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-for k in ("version", "kernel", "features", "rows", "targets", "reps", "cell_time"):
-    assert k in d, k
-for k in ("poll", "pgetevents", "ring_reaper"):
-    assert k in d["features"], k
+def need(keys, have, what):
+    missing = set(keys.split()) - set(have)
+    assert not missing, "%s lacks %s" % (what, sorted(missing))
+need("version kernel features rows targets reps cell_time", d, "the report")
+need("poll pgetevents ring_reaper", d["features"], "features")
 wl = {r["workload"] for r in d["rows"]}
 assert wl == {"reap", "loop", "file", "threads"}, wl
 for r in d["rows"]:
-    for k in ("series", "param", "unit", "median", "min", "max", "reps", "baseline",
-              "ratio", "note", "cpu_usr_us", "cpu_sys_us", "cpu_us", "cpu_ratio",
-              "syscalls", "syscall_ratio", "cost_reps"):
-        assert k in r, k
+    need("series param unit median min max reps baseline ratio note cpu_usr_us "
+         "cpu_sys_us cpu_us cpu_ratio syscalls syscall_ratio cost_reps", r, r)
 assert any(r["series"] == "ours-ring" and r["reps"] == 1 for r in d["rows"])
 # Every measured reap, file and threads row has its cost measured too
 # (a cell of 10 ms on a loaded machine may see no I/O complete at all:
@@ -167,38 +168,36 @@ stock = [r for r in d["rows"] if r["workload"] == "file" and r["series"] == "sto
          and r["reps"]]
 assert stock and all(r["syscalls"] > 0 for r in stock), stock
 PY
-else
-	echo "skip: no python3 for the JSON checks"
-fi
 [ ! -s "$tmp/err" ] || ! grep -v "not on a disk" "$tmp/err" | grep -q "aio-bench: [a-z]" ||
 	{ fail "--json run warned"; cat "$tmp/err"; }
 
 # CSV: header row first, then rows with the same number of fields.
-expect 0 "tiny --csv run" $tiny --workloads reap,loop --csv
-head -n 1 "$tmp/out" | grep -q "^workload,series,param,unit,median,min,max,reps,baseline,ratio,baseline2,ratio2,cpu_usr_us,cpu_sys_us,cpu_us,cpu_ratio,syscalls,syscall_ratio,dups,lost," &&
-	pass "CSV header" || fail "CSV header row"
-if command -v python3 >/dev/null 2>&1; then
-	python3 -c 'import csv, sys
+tiny "tiny --csv run" --workloads reap,loop --csv
+check "CSV header" "CSV header row" grep -q "^workload,series,param,unit,median,min,max,reps,baseline,ratio,baseline2,ratio2,cpu_usr_us,cpu_sys_us,cpu_us,cpu_ratio,syscalls,syscall_ratio,dups,lost," "$tmp/out"
+[ -z "$py" ] || check "CSV rows have the header's field count" "CSV field counts" \
+	python3 - "$tmp/out" <<'PY'
+import csv, sys
 rows = list(csv.reader(open(sys.argv[1])))
-assert len(rows) > 2 and all(len(r) == len(rows[0]) for r in rows)' "$tmp/out" &&
-		pass "CSV rows have the header's field count" || fail "CSV field counts"
-fi
+assert len(rows) > 2 and all(len(r) == len(rows[0]) for r in rows)
+PY
 
 # Two processes, CPU pinning, a named file, no stock library.
 expect 0 "--procs 1,2 --cpu 0" --workloads loop --time 0.01 --reps 1 --conns 1 --procs 1,2 --cpu 0 --csv
 has "two-process rows" "no two-process rows" "K=1 2p"
-expect 0 "--file PATH (created and removed)" --workloads file --time 0.01 --reps 1 --depths 2 \
+expect 0 "--file PATH --stock none" --workloads file --time 0.01 --reps 1 --depths 2 \
 	--file "$tmp/data" --file-size 4 --stock none
+has "--stock none: stock row shown as skipped" "--stock none: no skipped stock row" \
+	"^stock-libaio +tmpfs QD=2 .*skipped \(--stock none\)"
+check "created file removed" "file left behind" test ! -e "$tmp/data"
 expect 0 "--pattern batch" --workloads file,threads --pattern batch --time 0.01 --reps 1 \
 	--depths 4 --threads 2 --thread-depth 2 --file "$tmp/data" --file-size 4
 has "--pattern batch is reported" "--pattern batch not reported" "one io_submit for all of them"
+check "created file removed" "file left behind" test ! -e "$tmp/data"
+expect 0 "--progress" --workloads reap --time 0.01 --reps 1 --batches 1 --progress
+check "progress on stderr" "no progress line" grep -q reap "$tmp/err"
 # Only this script's runs: another aio-bench on the machine may be running.
 left=$(for p in $pids; do ls /dev/shm/aio-bench."$p".* 2>/dev/null; done)
 check "tmpfs file removed" "tmpfs file left behind in /dev/shm: $left" test -z "$left"
-check "created file removed" "file left behind" test ! -e "$tmp/data"
-has "stock row shown when skipped" "stock row missing" stock-libaio
-expect 0 "--progress" --workloads reap --time 0.01 --reps 1 --batches 1 --progress
-check "progress on stderr" "no progress line" grep -q reap "$tmp/err"
 
 # --loop: root only; without root it is skipped with a reason (exit 0).
 if [ "$(id -u)" = 0 ] && [ -e /dev/loop-control ]; then
@@ -210,8 +209,8 @@ if [ "$(id -u)" = 0 ] && [ -e /dev/loop-control ]; then
 		has "loop device rows measured" "no loop device rows" "^ours-ring +loop QD=4 +$num "
 		has "loop threads rows" "no loop threads rows" "^ours-ring +loop T=2 +$num .* 0 +0 "
 	fi
-	losetup -a 2>/dev/null | grep -q "$tmp/lo" && fail "loop device left attached" ||
-		pass "loop device detached"
+	if losetup -a 2>/dev/null | grep -q "$tmp/lo"; then fail "loop device left attached"
+	else pass "loop device detached"; fi
 else
 	expect 0 "--loop without root" --workloads file --loop --time 0.01 --reps 1 --depths 1 \
 		--file "$tmp/lo" --file-size 4

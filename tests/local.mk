@@ -124,7 +124,7 @@ EXTRA_DIST += tests/secure-env.sh
 # man: the pages linted, every exported name covered, the EXAMPLEs run
 man_tests = tests/man-lint.sh tests/man-coverage.sh tests/man-examples.sh
 TESTS += $(man_tests)
-EXTRA_DIST += $(man_tests) tests/man-extract.sh
+EXTRA_DIST += $(man_tests)
 
 # bench: aio-bench's options and output formats (never its timings)
 if BUILD_TOOLS

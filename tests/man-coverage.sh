@@ -26,10 +26,8 @@ fail=0
 n=0
 for name in $exported $helpers; do
 	n=$((n + 1))
-	if [ ! -f "$top_srcdir/man/$name.3" ]; then
-		echo "FAIL: $name has no page man/$name.3"
-		fail=1
-	fi
+	[ -f "$top_srcdir/man/$name.3" ] ||
+		{ echo "FAIL: $name has no page man/$name.3"; fail=1; }
 done
 [ -f "$top_srcdir/man/libaio.7" ] || { echo "FAIL: man/libaio.7 missing"; fail=1; }
 

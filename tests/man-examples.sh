@@ -9,16 +9,41 @@ libdir=$(cd "$top_builddir/.libs" 2>/dev/null && pwd) ||
 	{ echo "FAIL: $top_builddir/.libs missing: build the library first"; exit 1; }
 "$top_builddir/tests/aio-probe" || exit $?	# skips where AIO answers ENOSYS
 incdir=$(cd "$top_srcdir/include" && pwd)
-extract=$(cd "$top_srcdir/tests" && pwd)/man-extract.sh
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
+
+# extract PAGE: print the lines between .EX and .EE in the EXAMPLE section,
+# with the roff escapes the pages use turned back into C (\e backslash,
+# \- minus, \(aq quote, \(dq double quote, \& nothing); nothing for a page
+# without one (a .so link).  An unknown escape fails.
+extract() {
+	awk '
+	/^\.SH[ \t]/ { in_ex = ($0 ~ /^\.SH[ \t]+"?EXAMPLES?"?[ \t]*$/); next }
+	in_ex && /^\.EX/ { code = 1; next }
+	in_ex && /^\.EE/ { code = 0; next }
+	code {
+		line = $0
+		out = ""
+		while ((i = index(line, "\\")) > 0) {
+			out = out substr(line, 1, i - 1)
+			c = substr(line, i + 1, 1)
+			if (c == "e") { out = out "\\"; line = substr(line, i + 2) }
+			else if (c == "-") { out = out "-"; line = substr(line, i + 2) }
+			else if (c == "&") { line = substr(line, i + 2) }
+			else if (substr(line, i + 1, 3) == "(aq") { out = out "\047"; line = substr(line, i + 4) }
+			else if (substr(line, i + 1, 3) == "(dq") { out = out "\""; line = substr(line, i + 4) }
+			else { printf "unknown escape in example: %s\n", $0 > "/dev/stderr"; exit 2 }
+		}
+		print out line
+	}' "$1"
+}
 
 fail=0
 n=0
 for page in "$top_srcdir"/man/*.[37]; do	# the C API pages
 	base=${page##*/}
 	src=$tmp/${base%.*}_${base##*.}.c
-	if ! sh "$extract" "$page" > "$src"; then
+	if ! extract "$page" > "$src"; then
 		echo "FAIL $base: cannot extract the example"; fail=1; continue
 	fi
 	[ -s "$src" ] || continue		# .so links

@@ -37,10 +37,8 @@ for page in "$top_srcdir"/man/*.[1-9]; do
 	case $first in
 	.so\ *)
 		target=${first#.so }
-		if [ ! -f "$top_srcdir/man/${target##*/}" ]; then
-			echo "FAIL $base: .so target $target not in man/"
-			fail=1
-		fi
+		[ -f "$top_srcdir/man/${target##*/}" ] ||
+			{ echo "FAIL $base: .so target $target not in man/"; fail=1; }
 		case $target in
 		man[1-9]/*) ;;
 		*) echo "FAIL $base: .so target must be manN/page.N"; fail=1 ;;
@@ -48,10 +46,8 @@ for page in "$top_srcdir"/man/*.[1-9]; do
 		continue ;;
 	esac
 	th=$(grep -m1 '^\.TH ' "$page" | awk '{ print $3 }')
-	if [ "$th" != "$suffix" ]; then
-		echo "FAIL $base: .TH section '$th' differs from the suffix '$suffix'"
-		fail=1
-	fi
+	[ "$th" = "$suffix" ] ||
+		{ echo "FAIL $base: .TH section '$th' differs from the suffix '$suffix'"; fail=1; }
 	[ -z "$MANDOC" ] || silent mandoc "$MANDOC" -Tlint -Wwarning "$page"
 	[ -z "$GROFF" ] || silent groff "$GROFF" -man -ww -z "$page"
 done
