@@ -1727,19 +1727,20 @@ static int without_statx_or_kcmp_child(void)
 	ios[0] = &armed;
 	if (io_submit(ctx, 1, ios) != 1)
 		return 3;
-	/* Each new descriptor becomes a pipe of the program's, close-on-exec
-	 * like the library's, holding one byte nobody may read. */
-	for (i = 3; i < MAX_FD_SEEN; i++) {
-		if (known[i] || fcntl(i, F_GETFD) < 0)
-			continue;
-		if (pipe2(q, O_CLOEXEC) || write(q[1], "p", 1) != 1 ||
-		    dup3(q[0], i, O_CLOEXEC) != i)
-			return 4;
-		close(q[0]);
-		mine[nmine++] = i;
-	}
+	/* Each new descriptor (the library's) becomes a pipe of the
+	 * program's, close-on-exec like the library's, holding one byte
+	 * nobody may read.  All are listed first: the pipes take numbers. */
+	for (i = 3; i < MAX_FD_SEEN; i++)
+		if (!known[i] && fcntl(i, F_GETFD) >= 0)
+			mine[nmine++] = i;
 	if (nmine == 0)
 		return 5;
+	for (i = 0; i < nmine; i++) {
+		if (pipe2(q, O_CLOEXEC) || write(q[1], "p", 1) != 1 ||
+		    dup3(q[0], mine[i], O_CLOEXEC) != mine[i])
+			return 4;
+		close(q[0]);
+	}
 	prep_poll(&next, m, POLLIN, 3);
 	ios[0] = &next;
 	if (io_submit(ctx, 1, ios) != 1)
