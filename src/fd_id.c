@@ -3,6 +3,10 @@
  * Descriptor identity, for the poll emulation: what a descriptor the
  * library made referred to, and whether its number still names that.
  */
+/* fstat's 32-bit struct stat has no room for a 64-bit inode number (it
+ * fails with EOVERFLOW): ask for the wide one, in this file only. */
+#undef _FILE_OFFSET_BITS
+#define _FILE_OFFSET_BITS 64
 #include "config.h"
 
 #include <fcntl.h>
