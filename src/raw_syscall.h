@@ -454,12 +454,20 @@ static inline long sys_statx_fd(int fd, unsigned mask, void *stx)
  * it.  Through the C library, the one call here that is: struct stat's
  * layout, and which system call fills it, differ between architectures
  * and word sizes, and the C library knows them.  fstat is
- * async-signal-safe; errno is kept. */
+ * async-signal-safe.  The C library leaves errno alone on success; on
+ * failure (statx and fstat both refused, or fd closed meanwhile) it sets
+ * errno, and only then is it put back, so that a task sharing this
+ * thread's errno (a raw clone) is touched at most in that case.  On
+ * 32-bit targets glibc's fstat tries statx first and goes on to fstat64
+ * only when statx answers ENOSYS. */
 static inline long sys_fstat(int fd, struct stat *st)
 {
 	int saved = errno;
-	long r = fstat(fd, st) == 0 ? 0 : -errno;
+	long r;
 
+	if (fstat(fd, st) == 0)
+		return 0;
+	r = -errno;
 	errno = saved;
 	return r;
 }
