@@ -7,7 +7,9 @@
  * the public calls keep errno intact (the stock library's convention).
  * x86_64, i386, aarch64, 32-bit arm (EABI), s390x, powerpc64 and riscv64
  * trap directly; other targets go through libc's syscall(2) with errno
- * saved and restored.
+ * saved and restored.  One exception on every target: sys_fstat goes
+ * through libc's fstat, and errno is put back only when that fails,
+ * the one time libc writes it.
  */
 #ifndef LIBAIO_RAW_SYSCALL_H
 #define LIBAIO_RAW_SYSCALL_H
