@@ -82,17 +82,34 @@ ci_mode_counts() {
 }
 
 # ci_part NAME COMMAND...: one part of a job (an architecture, a flavour),
-# timed.  Its line ("NAME: passed in N s", then ci_note if COMMAND set
-# it) goes into ci_results; a failure adds to ci_failed and does not stop
-# the job.  COMMAND is the left side of || here, where set -e does not
-# hold: it must check each step itself.
-ci_results=() ci_failed=0
+# timed, in a subshell of its own with set -e in force, so a failing step
+# stops the part and a cd stays inside it.  Call it from the job's top
+# level, never as the left side of || or &&, where bash switches set -e
+# off even inside the subshell.  COMMAND may set ci_note (added to the
+# part's line in ci_results) and ci_tally ("RAN SKIPPED FAILED", added to
+# ci_totals); both survive the subshell through a file written on its
+# exit.  A failed part adds to ci_failed and does not stop the job.
+ci_results=() ci_failed=0 ci_totals="0 0 0"
 ci_part() {
-	local name=$1 t0=$SECONDS rc=0
+	local name=$1 t0=$SECONDS rc back r=0 s=0 f=0 sum_r sum_s sum_f
 	shift
 	echo "=== $name"
+	back=$(mktemp)
+	set +e
+	(
+		set -e
+		# A global: bash drops the functions' locals before an EXIT trap.
+		ci_note='' ci_tally='0 0 0' ci_back=$back
+		trap 'printf "%s\n%s\n" "$ci_tally" "$ci_note" >"$ci_back"' EXIT
+		"$@"
+	)
+	rc=$?
+	set -e
 	ci_note=''
-	"$@" || rc=$?
+	{ read -r r s f && IFS= read -r ci_note; } <"$back" || true
+	rm -f "$back"
+	read -r sum_r sum_s sum_f <<<"$ci_totals"
+	ci_totals="$((sum_r + r)) $((sum_s + s)) $((sum_f + f))"
 	[ $rc = 0 ] || ci_failed=$((ci_failed + 1))
 	ci_results+=("$name: $([ $rc = 0 ] && echo passed || echo FAILED) in $((SECONDS - t0)) s${ci_note:+: $ci_note}")
 }

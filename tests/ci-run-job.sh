@@ -3,7 +3,9 @@
 # scripts/test-all.sh's run_job: a job that fails, or leaves the shell in
 # another directory, does not change where the next job starts; set -e
 # holds inside a job; exit 77 counts as skipped; a job's "tests run" line
-# reaches the summary, without the job's own name in front.
+# reaches the summary, without the job's own name in front.  And
+# .ci/lib.sh's ci_part, the same inside a job for its parts: set -e holds,
+# a cd stays in the part, ci_note and ci_tally come back and are summed.
 set -euo pipefail
 : "${top_srcdir:=.}"
 script=$top_srcdir/scripts/test-all.sh
@@ -31,3 +33,18 @@ case ${results[2]} in "third: skipped"*) ;; *) fail "third: ${results[2]}" ;; es
 case ${results[3]} in "fourth: passed in "*" s (2 tests run, 0 skipped, 0 failed)") ;; *) fail "fourth: ${results[3]}" ;; esac
 [ "$failed/$skipped" = 1/1 ] || fail "counted $failed failed, $skipped skipped"
 echo "PASS: run_job isolates jobs and counts skips"
+
+# shellcheck source=.ci/lib.sh
+. "$top_srcdir/.ci/lib.sh"
+here=$PWD
+part_fails() { cd /; ci_note='got this far'; false; ci_note='set -e did not hold'; }
+part_counts() { ci_tally='3 1 0'; ci_note='three run'; }
+ci_part one part_fails >/dev/null
+ci_part two part_counts >/dev/null
+[ "$PWD" = "$here" ] || fail "a part left the job in $PWD"
+case ${ci_results[0]} in "one: FAILED in "*" s: got this far") ;; *) fail "part one: ${ci_results[0]}" ;; esac
+case ${ci_results[1]} in "two: passed in "*" s: three run") ;; *) fail "part two: ${ci_results[1]}" ;; esac
+[ "$ci_failed/$ci_totals" = "1/3 1 0" ] || fail "parts: $ci_failed failed, totals $ci_totals"
+# shellcheck disable=SC2086 # RAN SKIPPED FAILED
+! ci_parts_done job $ci_totals >/dev/null || fail "ci_parts_done passed with a failed part"
+echo "PASS: ci_part isolates parts, keeps set -e and sums their tallies"
