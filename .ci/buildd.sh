@@ -112,17 +112,7 @@ if [ -d "$kept" ]; then
 	echo "=== test summary"
 	grep -E '^# (TOTAL|PASS|SKIP|XFAIL|FAIL|XPASS|ERROR):' "$kept/test-suite.log" 2>/dev/null ||
 		sed -n '/^# TOTAL/,/^# ERROR/p' "$out/build.log" | head -7
-	echo "=== skipped tests and why"
-	for trs in "$kept"/tests/*.trs; do
-		[ -f "$trs" ] || continue
-		grep -q ':test-result: SKIP' "$trs" || continue
-		log=${trs%.trs}.log
-		echo "  $(basename "${trs%.trs}"): $(grep -m1 '^SKIP' "$log" || echo '(no reason printed)')"
-	done
-	echo "=== tests that ran in part (the rest skipped, with the reason)"
-	grep -H '^SKIP (part)' "$kept"/tests/*.log 2>/dev/null | sed "s|^$kept/tests/|  |" || echo "  none"
-	echo "=== Check programs: modes that skipped"
-	grep -H '== mode .*: exit 77' "$kept"/tests/*.log 2>/dev/null | sed "s|^$kept/tests/|  |" || echo "  none"
+	ci_skips "$kept"
 fi
 if [ "$rc" != 0 ] || [ "$xrc" != 0 ]; then
 	[ "$rc" = 0 ] || tail -n 80 "$out/build.log"

@@ -58,6 +58,22 @@ ci_failed_logs() {
 	done
 }
 
+# ci_skips DIR: the tests of the build directory DIR that skipped, each
+# with the reason its log gives, the tests that ran only in part, and the
+# modes of Check programs that exited 77.
+ci_skips() {
+	local trs
+	echo "=== skipped tests and why"
+	for trs in "$1"/tests/*.trs; do
+		grep -qs ':test-result: SKIP' "$trs" || continue
+		echo "  $(basename "${trs%.trs}"): $(grep -m1 '^SKIP' "${trs%.trs}.log" || echo '(no reason printed)')"
+	done
+	echo "=== tests that ran in part (the rest skipped, with the reason)"
+	grep -H '^SKIP (part)' "$1"/tests/*.log 2>/dev/null | sed "s|^$1/tests/|  |" || echo "  none"
+	echo "=== Check programs: modes that skipped"
+	grep -H '== mode .*: exit 77' "$1"/tests/*.log 2>/dev/null | sed "s|^$1/tests/|  |" || echo "  none"
+}
+
 # ci_counts NAME RAN SKIPPED FAILED [WHERE]: a job's closing line, the one
 # scripts/test-all.sh copies into its summary.
 ci_counts() {
