@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Fuzzing job: build the two libFuzzer targets (clang, ASan + UBSan) and
 # run each for FUZZ_SECONDS (default 30) from the committed seed corpus.
 # New inputs go to a scratch directory, so the tree stays clean.  Fails on

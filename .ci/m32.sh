@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # 32-bit CI job: build the whole project for i386 (gcc -m32, gcc-multilib)
 # out of tree and run the whole `make check` there.  On a 32-bit build the
 # library also exports the LIBAIO_0.6 time64 entry points, and

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Sanitizer job, out of tree, with clang (CC=gcc works too):
 #  asan  ASan+UBSan, `make check` of every Check program (each in the six
 #        library modes of tests/all-modes.sh) in $ASAN_BUILD;

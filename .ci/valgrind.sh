@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Valgrind job: `make check-valgrind` (AX_VALGRIND_CHECK, memcheck: any
 # error or definite leak fails, flags in Makefile.am) over the Check
 # programs, out of tree in $BUILD, sequentially, in two modes: the reaper

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # man rules
 # Every page is installed by make install and shipped in the tarball.
 # Section 3: one page per public function and inline helper; the .so

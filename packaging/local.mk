@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # packaging rules
 # Distribution packaging, shipped in the tarball (not installed):
 # packaging/debian is a Debian source package directory (copied to debian/

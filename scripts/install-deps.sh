@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Installs, on Debian 12, everything the build, the tests, the benchmark and
 # the packaging need.  Safe to run again: apt-get skips what is there.
 #   install-deps.sh [--with-i386]   the list below (and the i386 parts, for

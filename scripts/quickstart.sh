@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The README's first command: install what is missing, build, and run the
 # main job (aio-bench's feature report and quick side-by-side benchmarks).
 # Extra arguments go to aio-bench (e.g. --json, --time 2, --workloads reap).

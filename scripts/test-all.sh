@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The README's second command, and what CI runs (.ci/run): install what is
 # missing, then run each test job from a clean build directory.  The jobs
 # (README.md says what each checks): check distcheck sanitizers valgrind

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The library.  The version script is generated so that the LIBAIO_0.6
 # time64 node exists only on 32-bit targets, as in Debian's libaio1t64.
 lib_LTLIBRARIES += libaio.la

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # ABI check 3: abidiff (abigail-tools) of the stock libaio.so.1 against
 # ours finds no removed or changed function or variable; added ones (the
 # LIBAIO_0.6 and AIOREAP_1.0 nodes) are allowed.

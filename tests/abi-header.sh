@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # shellcheck disable=SC2086 # $CC, $CXX and $strict are lists of words
 # The public header on its own: it compiles alone as strict C99 and C11
 # (-pedantic -Wall -Wextra -Werror), as C++11, and for i386; it defines

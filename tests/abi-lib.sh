@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # shellcheck shell=sh
 # Sourced by the shell tests that look at the built library: tests/abi-*.sh,
 # static-*.sh, secure-env.sh, fastpath-frame.sh and src-layering.sh.  Takes

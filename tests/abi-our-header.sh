@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # ABI check 2: the same program built against our libaio.h and linked with
 # our library runs unchanged on the stock libaio.so.1.  Built with
 # --enable-t64-name, the program records libaio.so.1t64, the name under

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # ABI check 1: a program built against the distribution's libaio.h and
 # linked with the stock libaio.so.1 runs unchanged on ours (LD_LIBRARY_PATH
 # at our build), natively and with every fallback forced.  The program

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # ABI check 4: the dynamic symbols.  Ours exports every symbol@version of
 # the stock libaio.so.1, with the same default (@@) markings and the same
 # version-node tree, and beyond them only its own: AIOREAP_1.0's four

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Runs one test program in every mode the library has: natively, with each
 # fallback forced through LIBAIO_DISABLE, with all of them at once, and with
 # io_pgetevents answering ENOSYS from a seccomp filter (a pre-4.18 kernel).

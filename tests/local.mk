@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Tests.  Every Check program is tests/test-AREA.c + the shared runner,
 # run by tests/all-modes.sh in each library mode.  Shell tests (*.sh) run
 # as they are.

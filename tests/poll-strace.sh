@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # With LIBAIO_DISABLE=poll no IOCB_CMD_POLL iocb of the library's may reach
 # the kernel: run the poll tests under strace and look at every io_submit.
 # The native run is the control: there the library's own poll iocbs must

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # Memcheck learns that the kernel filled a read buffer from its own
 # io_getevents wrapper; completions reaped from the ring bypass it.  Run the
 # test that branches on data read through a ring-reaped completion under

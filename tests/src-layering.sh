@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # The library's files call one another one way only: no circle of calls
 # between two or more of src/*.c (a file may call down, never back up).
 # Read from the objects libtool built: which file defines each global

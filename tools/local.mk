@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: LGPL-2.1-or-later
 # aio-bench: the feature report and side-by-side benchmarks (man/aio-bench.1).
 bin_PROGRAMS += aio-bench
 aio_bench_SOURCES = \
