@@ -19,6 +19,7 @@ need_ours
 need_stock
 need_cmd abidiff abigail-tools
 need_cmd objcopy binutils
+need_cmd readelf binutils
 
 objcopy --strip-debug "$ours" "$tmp/ours.so" || fail "objcopy"
 # Built with --enable-t64-name, our soname is libaio.so.1t64 by design

@@ -2,14 +2,14 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # shellcheck disable=SC2086 # $CC, $CXX and $strict are lists of words
 # The public header on its own: it compiles alone as strict C99 and C11
-# (-pedantic -Wall -Wextra -Werror), as C++11, and for i386; it defines
-# AIOREAP_EXTENSIONS (and not upstream's LIBAIO_EXTENSIONS); and a 32-bit
-# program built with _TIME_BITS=64 calls io_getevents_time64 and
-# io_pgetevents_time64 (checked with nm on a small object), while one
-# built without it, or a 64-bit one with it, calls the plain names.  When
-# the distribution's header is installed, tests/test-abi-layout.c is also
-# compiled against it, so the layout table is checked against the stock
-# header as well as ours.
+# (-pedantic -Wall -Wextra -Werror), as C++11 and C++17, and for i386;
+# it defines AIOREAP_EXTENSIONS (and not upstream's LIBAIO_EXTENSIONS);
+# and a 32-bit program built with _TIME_BITS=64 calls
+# io_getevents_time64 and io_pgetevents_time64 (checked with nm on a
+# small object), while one built without it, or a 64-bit one with it,
+# calls the plain names.  When the distribution's header is installed,
+# tests/test-abi-layout.c is also compiled against it, so the layout
+# table is checked against the stock header as well as ours.
 # shellcheck source=tests/abi-lib.sh
 . "${top_srcdir:-.}/tests/abi-lib.sh"
 need_ours

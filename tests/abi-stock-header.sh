@@ -8,6 +8,7 @@
 . "${top_srcdir:-.}/tests/abi-lib.sh"
 need_ours
 need_stock
+need_cmd readelf binutils
 stock_header || skip "no stock libaio.h"
 need_aio
 
