@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 # shellcheck source=.ci/lib.sh
 . .ci/lib.sh
 archs=${*:-"riscv64 armhf-t64"}
-base=${BUILD_BASE:-${TMPDIR:-/tmp}/aioreap-cross}
+base=${BUILD_BASE:-$ci_scratch/aioreap-cross}
 
 need=qemu-user-static
 for flav in $archs; do

@@ -6,11 +6,11 @@
 # a crash, a sanitizer report, an invariant abort, a leak or a timeout;
 # the reproducer is left in $BUILD (crash-*, timeout-*, leak-*).
 #   FUZZ_SECONDS=600 bash .ci/fuzz.sh          # a longer run
-#   BUILD=/tmp/build-fuzz (default)  CC=clang (default)
+#   BUILD=$AIOREAP_CI_SCRATCH/build-fuzz (default)  CC=clang (default)
 set -euo pipefail
 # shellcheck source=.ci/lib.sh
 . "$(dirname "$0")/lib.sh"
-BUILD=${BUILD:-/tmp/build-fuzz}
+BUILD=${BUILD:-$ci_scratch/build-fuzz}
 CC=${CC:-clang}
 secs=${FUZZ_SECONDS:-30}
 command -v "$CC" >/dev/null || { echo "fuzz: $CC not found"; exit 77; }

@@ -20,14 +20,14 @@
 # (seconds, default 900) bounds each guest; LIBAIO_STRESS_N (default 20000
 # here) sizes test-reaper's exactly-once stress, which test-arch repeats
 # with threads pinned to both CPUs; BUILD_BASE (default
-# $TMPDIR/aioreap-kernels) holds the builds.
+# $AIOREAP_CI_SCRATCH/aioreap-kernels) holds the builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "kernels.sh: must run as root (apt-get, mmdebstrap)"; exit 1; }
 # shellcheck source=.ci/lib.sh
 . .ci/lib.sh
 archs=${*:-"i386 arm64 armhf ppc64el s390x"}
-base=${BUILD_BASE:-${TMPDIR:-/tmp}/aioreap-kernels}
+base=${BUILD_BASE:-$ci_scratch/aioreap-kernels}
 # Two of the library's six modes, natively and with every fallback forced:
 # all six ("native poll pgetevents ring all seccomp-pgetevents") would take
 # three times as long under TCG.

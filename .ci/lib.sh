@@ -7,6 +7,9 @@
 
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ci_jobs=$(nproc 2>/dev/null || echo 2)
+# Where the jobs put their build directories: AIOREAP_CI_SCRATCH, which
+# scripts/test-all.sh makes new for each run, or else $TMPDIR or /tmp.
+ci_scratch=${AIOREAP_CI_SCRATCH:-${TMPDIR:-/tmp}}
 # Debian 13's default flags on armhf (not on i386, which kept a 32-bit
 # time_t): the t64 flavour is built with them.
 ci_time64="CPPFLAGS=-D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64"

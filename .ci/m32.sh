@@ -8,11 +8,11 @@
 # the job then exits 77 (skipped); the kernels job runs the 32-bit suite
 # under Debian's i386 kernel.  libaio1:i386 is for the ABI comparisons,
 # libc6-dbg:i386 for valgrind on i386.
-# Environment: BUILD_DIR (default /tmp/build-m32), CONFIGURE_FLAGS.
+# Environment: BUILD_DIR (default $AIOREAP_CI_SCRATCH/build-m32), CONFIGURE_FLAGS.
 set -euo pipefail
 # shellcheck source=.ci/lib.sh
 . "$(dirname "$0")/lib.sh"
-build=${BUILD_DIR:-/tmp/build-m32}
+build=${BUILD_DIR:-$ci_scratch/build-m32}
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 	dpkg --print-foreign-architectures | grep -qx i386 || dpkg --add-architecture i386

@@ -13,8 +13,8 @@ set -euo pipefail
 # shellcheck source=.ci/lib.sh
 . "$(dirname "$0")/lib.sh"
 CC=${CC:-clang}
-ASAN_BUILD=${ASAN_BUILD:-/tmp/build-asan}
-TSAN_BUILD=${TSAN_BUILD:-/tmp/build-tsan}
+ASAN_BUILD=${ASAN_BUILD:-$ci_scratch/build-asan}
+TSAN_BUILD=${TSAN_BUILD:-$ci_scratch/build-tsan}
 SAN_JOBS=${SAN_JOBS:-"asan tsan"}
 export LIBAIO_SOAK_SECONDS=${LIBAIO_SOAK_SECONDS:-5}
 ran=0 skipped=0 failed=0

@@ -25,7 +25,7 @@
 set -euo pipefail
 # shellcheck source=.ci/lib.sh
 . "$(dirname "$0")/lib.sh"
-BUILD=${BUILD:-/tmp/build-vg}
+BUILD=${BUILD:-$ci_scratch/build-vg}
 export LIBAIO_SOAK_SECONDS=${LIBAIO_SOAK_SECONDS:-5}
 modes="pgetevents poll,pgetevents,ring"
 command -v valgrind >/dev/null || { echo "valgrind: not installed"; exit 77; }

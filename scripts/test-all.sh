@@ -21,8 +21,14 @@ JOBS=${JOBS:-$default_jobs}
 host_before=$(ci_host_libaio_sums)
 export LIBAIO_SOAK_SECONDS=${LIBAIO_SOAK_SECONDS:-5}
 results=() failed=0 skipped=0
-joblog=$(mktemp)
-trap 'rm -f "$joblog"' EXIT
+# One scratch directory per run for the jobs' build directories
+# (.ci/lib.sh's ci_scratch): two runs at once, from two clones, share
+# none.  Removed when the run passes (never across a mount left behind);
+# kept, and named, when it fails.
+AIOREAP_CI_SCRATCH=$(mktemp -d "${TMPDIR:-/tmp}/aioreap-run.XXXXXX")
+export AIOREAP_CI_SCRATCH
+joblog=$AIOREAP_CI_SCRATCH/job.log
+trap 'echo "=== scratch directory kept: $AIOREAP_CI_SCRATCH"' EXIT
 
 # Each job runs in its own subshell, from the top directory, with set -e in
 # force: a job that fails (or leaves the shell in a build directory) cannot
@@ -60,9 +66,9 @@ job_distcheck() {
 	[ -f "$top/build-ci/Makefile" ] || ci_configure "$top/build-ci"
 	cd "$top/build-ci"
 	LIBAIO_TEST_MODES="native poll" LIBAIO_SOAK_SECONDS=2 \
-		make -j"$ci_jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >/tmp/distcheck.log 2>&1 ||
-		{ tail -100 /tmp/distcheck.log; return 1; }
-	grep -A1 'archives ready' /tmp/distcheck.log
+		make -j"$ci_jobs" distcheck DISTCHECK_CONFIGURE_FLAGS=--enable-werror >"$AIOREAP_CI_SCRATCH/distcheck.log" 2>&1 ||
+		{ tail -100 "$AIOREAP_CI_SCRATCH/distcheck.log"; return 1; }
+	grep -A1 'archives ready' "$AIOREAP_CI_SCRATCH/distcheck.log"
 }
 
 # The tarball of the build-ci tree (job check), or of a fresh configure
@@ -97,3 +103,5 @@ printf '%s\n' "${results[@]}"
 total=${#results[@]}
 echo "$((total - failed - skipped)) passed, $skipped skipped, $failed failed"
 [ $failed = 0 ]
+trap - EXIT
+rm -rf --one-file-system "$AIOREAP_CI_SCRATCH"
