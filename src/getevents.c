@@ -199,10 +199,12 @@ int aioreap_getevents_core(io_context_t ctx, long min_nr, long nr,
 {
 	struct ctx_entry *e = NULL;
 	long got = 0;
-	/* Whether the kernel reap must be announced in the registry: always,
-	 * unless the arguments are ones the kernel refuses before reaping
-	 * or the ring reaper is switched off (then nothing is registered). */
-	int track = 0;
+	/* Whether the kernel reap must be announced in the registry: always
+	 * unless the ring reaper is off (then nothing is registered).  Even
+	 * a call with no events array reaches the kernel's reap when nr is 0
+	 * (nothing to copy, so nothing faults), and the kernel then stores
+	 * back the head it read: uncounted, it could undo a ring reap. */
+	int track = !(features_disabled() & DISABLE_RING);
 
 	/* The kernel reads the timeout and the mask before anything else:
 	 * with an obviously bad one it must answer (EFAULT), not the ring. */
@@ -211,7 +213,6 @@ int aioreap_getevents_core(io_context_t ctx, long min_nr, long nr,
 	    likely(!w->ts || !obviously_bad_pointer(w->ts)) &&
 	    likely(!w->mask || !obviously_bad_pointer(w->mask))) {
 		e = aioreap_registry_lookup(ctx);
-		track = !(features_disabled() & DISABLE_RING);
 		/* With a mask, an empty ring is the kernel's to answer, so
 		 * that pending signals get through. */
 		got = e ? ring_part(e, (uintptr_t)ctx, min_nr, nr, ev,

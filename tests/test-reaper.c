@@ -322,6 +322,103 @@ START_TEST(exactly_once_under_threads)
 }
 END_TEST
 
+/*
+ * A call that takes no event (io_getevents with nr 0 and no array, as
+ * io_queue_wait makes) still enters the kernel's reap when the ring is
+ * not empty: the kernel reads the head and stores it back.  A ring reap
+ * in another thread between the two would be undone and its events
+ * delivered again, unless the library counts that call as a kernel
+ * reaper.  Batches of 32 reads complete inside io_submit, one thread
+ * reaps them while another makes such calls; a context that ever saw a
+ * kernel reap overlap goes to the kernel for good, so a new context
+ * every 64 batches.  Every tag must come back once, and nothing may be
+ * left in the ring.
+ */
+struct empty_caller {
+	_Atomic(io_context_t) ctx;
+	atomic_int stop;
+	atomic_long bad;
+};
+
+static void *call_for_no_event(void *arg)
+{
+	struct empty_caller *c = arg;
+
+	while (!atomic_load(&c->stop)) {
+		io_context_t ctx = atomic_load(&c->ctx);
+
+		if (!ctx)
+			continue;
+		/* Either may meet a context just destroyed: EINVAL. */
+		if (io_getevents(ctx, 0, 0, NULL, NULL) > 0 ||
+		    io_queue_wait(ctx, NULL) > 0)
+			atomic_fetch_add(&c->bad, 1);
+	}
+	return NULL;
+}
+
+START_TEST(calls_taking_no_event_do_not_undo_ring_reaps)
+{
+	const char *env = getenv("LIBAIO_STRESS_N");
+	long batches = (env ? atol(env) : 200000) / 32, b, dupes = 0;
+	struct empty_caller c;
+	struct iocb cbs[32], *list[32];
+	struct io_event ev[32];
+	unsigned char buf[32];
+	unsigned char *seen = calloc((size_t)batches * 32, 1);
+	struct timespec zero = { 0, 0 };
+	int fd = test_tmpfile(4096), i;
+	io_context_t ctx = NULL;
+	pthread_t t;
+
+	ck_assert_ptr_nonnull(seen);
+	memset(&c, 0, sizeof(c));
+	ck_assert_int_eq(pthread_create(&t, NULL, call_for_no_event, &c), 0);
+	for (b = 0; b < batches; b++) {
+		int got = 0, n;
+
+		if (b % 64 == 0) {
+			ctx = NULL;
+			ck_assert_int_eq(io_setup(64, &ctx), 0);
+			atomic_store(&c.ctx, ctx);
+		}
+		for (i = 0; i < 32; i++) {
+			io_prep_pread(&cbs[i], fd, buf + i, 1, i);
+			cbs[i].data = (void *)(uintptr_t)(b * 32 + i);
+			list[i] = &cbs[i];
+		}
+		ck_assert_int_eq(io_submit(ctx, 32, list), 32);
+		while (got < 32) {
+			n = io_getevents(ctx, 1, 32, ev, NULL);
+			ck_assert_int_gt(n, 0);
+			for (i = 0; i < n; i++) {
+				uintptr_t tag = (uintptr_t)ev[i].data;
+
+				ck_assert_uint_lt(tag, (uintptr_t)batches * 32);
+				if (seen[tag]++)
+					dupes++;
+				else
+					got++;
+			}
+		}
+		if (b % 64 == 63 || b == batches - 1) {
+			/* Anything still in the ring came back once already. */
+			while ((n = io_getevents(ctx, 0, 32, ev, &zero)) > 0)
+				dupes += n;
+			ck_assert_int_eq(n, 0);
+			atomic_store(&c.ctx, NULL);
+			ck_assert_int_eq(io_destroy(ctx), 0);
+		}
+	}
+	atomic_store(&c.stop, 1);
+	pthread_join(t, NULL);
+	ck_assert_int_eq(dupes, 0);
+	ck_assert_int_eq(atomic_load(&c.bad), 0);
+	close(fd);
+	free(seen);
+}
+END_TEST
+
 /* After fork the child gets -EINVAL and leaves the parent's ring alone. */
 START_TEST(fork_child_gets_einval_and_parent_keeps_events)
 {
@@ -708,6 +805,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, wraps_around_the_ring);
 	tcase_add_test(t, no_system_call_when_events_are_ready);
 	tcase_add_test(t, exactly_once_under_threads);
+	tcase_add_test(t, calls_taking_no_event_do_not_undo_ring_reaps);
 	tcase_add_test(t, fork_child_gets_einval_and_parent_keeps_events);
 	tcase_add_test(t, destroyed_context_gives_einval);
 	tcase_add_test(t, destroy_while_others_reap);
