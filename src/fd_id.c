@@ -19,32 +19,55 @@
 #include "fd_id.h"
 #include "raw_syscall.h"
 
-/* dir and then fd (not negative) in decimal: buf has room for dir and
- * ten digits.  No snprintf: a signal handler's io_submit may get here. */
+/*
+ * dir, then fd (not negative) in decimal; buf has room for dir and ten
+ * digits.  No snprintf: a signal handler's io_submit may get here.
+ */
 static void proc_path(char *buf, const char *dir, int fd)
 {
-	size_t i = strlen(dir);
-	char num[12];
+	char num[12], *p = stpcpy(buf, dir);
 	int n = 0;
 
-	memcpy(buf, dir, i);
 	do
 		num[n++] = (char)('0' + fd % 10);
 	while ((fd /= 10) > 0);
 	while (n > 0)
-		buf[i++] = num[--n];
-	buf[i] = '\0';
+		*p++ = num[--n];
+	*p = '\0';
 }
 
-/* An eventfd's id from /proc/self/fdinfo (0 when unknown). */
+/*
+ * Open (or read the link) "/proc/thread-self/" leaf fd: the calling
+ * thread's descriptors.  /proc/self names the main thread's, and once it
+ * has exited (a zombie) it has none; a task id would not do either, as
+ * it is the caller's PID namespace's and /proc may be another's.  Kernels
+ * before 3.17 have no thread-self: /proc/self there.  link: the buffer
+ * for readlink, or NULL to open.
+ */
+static long proc_fd(const char *leaf, int fd, char *link, size_t size)
+{
+	static const char *const dirs[] = { "/proc/thread-self/",
+					    "/proc/self/" };
+	char path[48], dir[32];
+	long ret = -ENOENT;
+	unsigned i;
+
+	for (i = 0; i < 2 && ret == -ENOENT; i++) {
+		stpcpy(stpcpy(dir, dirs[i]), leaf);
+		proc_path(path, dir, fd);
+		ret = link ? sys_readlinkat(AT_FDCWD, path, link, size) :
+			     sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+	}
+	return ret;
+}
+
+/* An eventfd's id from its fdinfo in /proc (0 when unknown). */
 static uint64_t eventfd_id(int fd)
 {
-	char path[40], buf[256], *p;
-	long len, f;
+	char buf[256], *p;
+	long len, f = proc_fd("fdinfo/", fd, NULL, 0);
 	uint64_t id = 0;
 
-	proc_path(path, "/proc/self/fdinfo/", fd);
-	f = sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (f < 0)
 		return 0;
 	len = sys_read((int)f, buf, sizeof(buf) - 1);
@@ -118,11 +141,9 @@ int aioreap_fd_is(int fd, const struct fd_id *id)
 int aioreap_fd_is_eventfd(int fd)
 {
 	static const char want[] = "anon_inode:[eventfd]";
-	char path[32], link[sizeof(want)];
-	long len;
+	char link[sizeof(want)];
+	long len = proc_fd("fd/", fd, link, sizeof(link));
 
-	proc_path(path, "/proc/self/fd/", fd);
-	len = sys_readlinkat(AT_FDCWD, path, link, sizeof(link));
 	if (len < 0)
 		return 1;
 	return len == (long)sizeof(want) - 1 && !memcmp(link, want, len);
@@ -136,7 +157,8 @@ int aioreap_fd_in_epoll(int epfd, int fd)
 	slot.efd = (uint32_t)epfd;
 	slot.tfd = (uint32_t)fd;
 	slot.toff = 0;
-	r = sys_kcmp(sys_getpid(), KCMP_EPOLL_TFD, fd, (long)&slot);
+	/* This thread's file table: the main thread may have exited. */
+	r = sys_kcmp(sys_gettid(), KCMP_EPOLL_TFD, fd, (long)&slot);
 	if (r == -ENOSYS || r == -EPERM || r == -EACCES)
 		return -1;
 	return r == 0;

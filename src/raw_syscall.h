@@ -379,9 +379,12 @@ static inline long sys_close(int fd)
 	return raw_syscall1(SYS_close, fd);
 }
 
-static inline long sys_getpid(void)
+/* The calling thread's id.  Calls that name a task name this one, never
+ * the process id: once the main thread has exited, the process id names
+ * a zombie, with no memory or file table left to look at. */
+static inline long sys_gettid(void)
 {
-	return raw_syscall0(SYS_getpid);
+	return raw_syscall0(SYS_gettid);
 }
 
 /* For the poll emulation (poll_emul.c, poll_helper.c). */
@@ -523,15 +526,14 @@ static inline long sys_epoll_wait(int epfd, void *ev, int max, int ms)
 /*
  * Write to this process's own memory with a check, as the kernel's own
  * stores to user memory do: the bytes written, or -EFAULT where the
- * mapping at remote is not writable.  The target is the calling thread's
- * id, not the process id: once the main thread has exited, the process id
- * names a zombie and the call fails with ESRCH.  struct iovec is the
- * kernel's layout too.
+ * mapping at remote is not writable.  The target is the calling thread
+ * (sys_gettid: the process id may name a zombie, and the call fail with
+ * ESRCH).  struct iovec is the kernel's layout too.
  */
 static inline long sys_vm_write(const struct iovec *local,
 				const struct iovec *remote)
 {
-	return raw_syscall6(SYS_process_vm_writev, raw_syscall0(SYS_gettid),
+	return raw_syscall6(SYS_process_vm_writev, sys_gettid(),
 			    SC_ARG(local), 1, SC_ARG(remote), 1, 0);
 }
 

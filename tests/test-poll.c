@@ -1597,9 +1597,19 @@ END_TEST
  * and skip) or the number of the step that failed. */
 static void expect_child_passed(pid_t pid, const char *test, const char *why)
 {
-	int st;
+	pid_t got;
+	int st, i;
 
-	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	/* Bounded: a child that never ends is killed and fails the test. */
+	for (i = 0; (got = waitpid(pid, &st, WNOHANG)) == 0 &&
+		    i < GUARD_S * 200; i++)
+		usleep(10000);
+	if (got == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		ck_abort_msg("the child did not end within %d s", GUARD_S * 2);
+	}
+	ck_assert_int_eq(got, pid);
 	ck_assert_msg(WIFEXITED(st), "child died of signal %d", WTERMSIG(st));
 	if (WEXITSTATUS(st) == 77) {
 		fprintf(stderr, "%s: skipped: %s\n", test, why);
@@ -1784,17 +1794,13 @@ START_TEST(polls_work_without_statx_or_kcmp)
 }
 END_TEST
 
-/* The thread left behind by read_only_poll_after_the_main_thread_exits:
- * waits until the main thread is a zombie, then submits a poll iocb that
- * lies in read-only memory. */
-static void *orphan_submits(void *arg)
+/* In a thread left behind by a main thread's pthread_exit: return once
+ * the main thread is a zombie; exit 77 without /proc, 5 if it never is. */
+static void wait_until_main_thread_exits(void)
 {
 	char path[64], st[256];
-	struct iocb *ro;
-	io_context_t ctx = NULL;
-	int i, n, fd, p[2];
+	int i, n, fd;
 
-	(void)arg;
 	snprintf(path, sizeof(path), "/proc/self/task/%ld/stat", (long)getpid());
 	for (i = 0; i < 20000; i++) {	/* up to about 20 s */
 		fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -1804,11 +1810,23 @@ static void *orphan_submits(void *arg)
 		close(fd);
 		st[n > 0 ? n : 0] = '\0';
 		if (strstr(st, ") Z ") || strstr(st, ") X "))
-			break;
+			return;
 		usleep(1000);
 	}
-	if (i == 20000)
-		_exit(5);	/* the main thread never exited */
+	_exit(5);
+}
+
+/* The thread left behind by read_only_poll_after_the_main_thread_exits:
+ * once the main thread is a zombie, submits a poll iocb that lies in
+ * read-only memory. */
+static void *orphan_submits(void *arg)
+{
+	struct iocb *ro;
+	io_context_t ctx = NULL;
+	int p[2];
+
+	(void)arg;
+	wait_until_main_thread_exits();
 	ro = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
 		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (ro == MAP_FAILED || pipe(p) != 0 || io_setup(4, &ctx) != 0)
@@ -1850,6 +1868,111 @@ START_TEST(read_only_poll_after_the_main_thread_exits_gets_efault)
 	expect_child_passed(pid,
 			    "read_only_poll_after_the_main_thread_exits_gets_efault",
 			    "no /proc here");
+}
+END_TEST
+
+/* Threads in this process (the zombie main thread counts): 0 if unknown. */
+static int task_count(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* Descriptors open below 1024, counted without /proc/self/fd (the
+ * zombie main thread's, which has none). */
+static int fds_open(void)
+{
+	int fd, n = 0;
+
+	for (fd = 0; fd < 1024; fd++)
+		n += fcntl(fd, F_GETFD) >= 0;
+	return n;
+}
+
+/* The thread left behind by polls_work_after_the_main_thread_exits: the
+ * step that failed as the exit status, or 0. */
+static void *orphan_polls(void *arg)
+{
+	struct timespec guard = { GUARD_S, 0 };
+	struct iocb cb, *ios[1] = { &cb };
+	struct io_event ev;
+	io_context_t ctx = NULL;
+	struct termios tio;
+	int m, sl, round, fds = 0;
+	char c;
+
+	(void)arg;
+	wait_until_main_thread_exits();
+	if (task_count() != 2)
+		_exit(2);		/* the zombie and this thread */
+	/* A pty: the kernel refuses its poll, so it is emulated in every
+	 * mode. */
+	m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (m < 0 || grantpt(m) || unlockpt(m))
+		_exit(77);
+	sl = open(ptsname(m), O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (sl < 0 || tcgetattr(sl, &tio))
+		_exit(3);
+	cfmakeraw(&tio);
+	if (tcsetattr(sl, TCSANOW, &tio) || io_setup(8, &ctx))
+		_exit(3);
+	for (round = 0; round < 3; round++) {
+		io_prep_poll(&cb, m, POLLIN);
+		if (io_submit(ctx, 1, ios) != 1 || write(sl, "x", 1) != 1)
+			_exit(4);
+		if (io_getevents(ctx, 1, 1, &ev, &guard) != 1 ||
+		    ev.obj != &cb || !(ev.res & POLLIN) || read(m, &c, 1) != 1)
+			_exit(5);
+		if (round == 0)
+			fds = fds_open();
+	}
+	/* The library keeps what it made for the first round, no more. */
+	if (fds_open() != fds)
+		_exit(6);
+	/* A RESFD that is no eventfd (told by /proc): refused as by the
+	 * kernel. */
+	io_prep_poll(&cb, m, POLLIN);
+	io_set_eventfd(&cb, sl);
+	if (io_submit(ctx, 1, ios) != -EINVAL || io_destroy(ctx) != 0)
+		_exit(10);
+	_exit(0);
+}
+
+/*
+ * After the main thread's pthread_exit, emulated polls still complete
+ * (the library's descriptor checks look at the calling thread's file
+ * table, not the zombie main thread's, which has none), nothing leaks,
+ * and a RESFD that is no eventfd is still refused.
+ */
+START_TEST(polls_work_after_the_main_thread_exits)
+{
+	pid_t pid;
+
+	if (test_under_valgrind()) {
+		/* As in read_only_poll_after_the_main_thread_exits. */
+		fprintf(stderr, "polls_work_after_the_main_thread_exits: "
+				"skipped under valgrind\n");
+		return;
+	}
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, orphan_polls, NULL) != 0)
+			_exit(9);
+		pthread_exit(NULL);
+	}
+	expect_child_passed(pid, "polls_work_after_the_main_thread_exits",
+			    "no /proc or no pty here");
 }
 END_TEST
 
@@ -1902,6 +2025,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, ready_or_refused_polls_keep_the_programs_record_locks);
 	tcase_add_test(t, polls_work_when_process_vm_calls_are_refused);
 	tcase_add_test(t, read_only_poll_after_the_main_thread_exits_gets_efault);
+	tcase_add_test(t, polls_work_after_the_main_thread_exits);
 	tcase_add_test(t, every_descriptor_kind_answers_as_the_kernel);
 	tcase_add_test(t, destroy_racing_submit_leaves_nothing_armed);
 	tcase_add_test(t, signal_handler_polls_while_its_thread_is_in_the_library);
