@@ -26,6 +26,9 @@
 #define RETRY_MS	5
 /* Doorbells rung in one io_submit. */
 #define BELL_BATCH	64
+/* How long the helper waits with nothing queued before it checks
+ * whether it is the process's last thread (helper_main). */
+#define IDLE_MS		1000
 
 static pthread_mutex_t pe_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -429,11 +432,37 @@ static int helper_still_valid(unsigned my_gen)
 	return helper_gen == my_gen;
 }
 
+/* Is this the process's last live thread: the main thread a zombie, and
+ * no thread but the two of us?  0 when /proc cannot tell. */
+static int last_thread(void)
+{
+	char buf[512], *p;
+	long f = sys_openat(AT_FDCWD, "/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	long len, field;
+
+	if (f < 0)
+		return 0;
+	len = sys_read((int)f, buf, sizeof(buf) - 1);
+	sys_close((int)f);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	/* "pid (comm) STATE ..." with num_threads the 20th field; comm may
+	 * hold spaces and parentheses, so count from the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] != 'Z')
+		return 0;
+	for (field = 3, p += 2; field < 20 && (p = strchr(p, ' ')); field++)
+		p++;
+	return p && strtol(p, NULL, 10) == 2;
+}
+
 static void *helper_main(void *arg)
 {
 	struct epoll_event ev[64];
 	unsigned my_gen = (unsigned)(uintptr_t)arg;
 	long i, n = 0;
+	int idle = 0;
 
 	/* Release: a fork may now go on (see the fork's preparation). */
 	atomic_store_explicit(&helper_started, 1, memory_order_release);
@@ -456,11 +485,26 @@ static void *helper_main(void *arg)
 			fire(ev[i].data.u64, ev[i].events);
 		}
 		flush();
-		ms = queue.head ? RETRY_MS : -1;
+		ms = queue.head ? RETRY_MS : IDLE_MS;
 		my_epfd = epfd;
 		pthread_mutex_unlock(&pe_lock);
+		/* Every thread of the program gone (pthread_exit): end the
+		 * process, as the C library does when the last thread leaves,
+		 * armed polls or not (a kernel poll keeps no process alive).
+		 * A raw clone(CLONE_VM) task may outlive it, sharing this
+		 * memory: its next poll call starts a new helper (and a new
+		 * set, re-armed, if this one is not in its file table).
+		 * The helper stays, not retiring when idle: starting it again
+		 * could fall to a signal handler's io_submit. */
+		if (idle && last_thread()) {
+			pthread_mutex_lock(&pe_lock);
+			helper_running = 0;
+			pthread_mutex_unlock(&pe_lock);
+			exit(0);
+		}
 
 		n = sys_epoll_wait(my_epfd, ev, 64, ms);
+		idle = n == 0 && ms == IDLE_MS;
 		if (n < 0)
 			n = 0;
 	}
