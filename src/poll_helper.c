@@ -354,16 +354,31 @@ void aioreap_helper_complete(struct poll_rec *r)
 int aioreap_helper_arm(struct poll_rec *r)
 {
 	struct epoll_event ev;
-	long ret;
+	long ret, dup;
+	int first = r->fd;
 
 	memset(&ev, 0, sizeof(ev));
 	ev.events = translate_bits(r->events, 1) | EPOLLONESHOT;
 	ev.data.u64 = aioreap_rec_token(r);
-	ret = sys_epoll_ctl(epfd, EPOLL_CTL_ADD, r->fd, &ev);
-	/* Left by our earlier duplicate of this file, closed under us
-	 * while the file stayed open: ours, take it over. */
-	if (ret == -EEXIST)
-		ret = sys_epoll_ctl(epfd, EPOLL_CTL_MOD, r->fd, &ev);
+	/* EEXIST: the set holds this file under this number already, left
+	 * by a duplicate of ours that the program closed while the file
+	 * stayed open.  It may still serve an armed poll: leave it, and arm
+	 * a new duplicate at a higher number. */
+	while ((ret = sys_epoll_ctl(epfd, EPOLL_CTL_ADD, r->fd, &ev)) ==
+	       -EEXIST) {
+		dup = sys_fcntl(r->fd, F_DUPFD_CLOEXEC, r->fd + 1);
+		if (r->fd != first)
+			sys_close(r->fd);
+		r->fd = dup < 0 ? first : (int)dup;
+		if (dup < 0)	/* EINVAL: no number left under the limit */
+			return dup == -EINVAL ? -EMFILE : (int)dup;
+	}
+	if (r->fd != first) {
+		/* On failure the caller closes first, as it took it. */
+		sys_close(ret < 0 ? r->fd : first);
+		if (ret < 0)
+			r->fd = first;
+	}
 	return (int)ret;
 }
 

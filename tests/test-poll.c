@@ -1272,6 +1272,76 @@ START_TEST(signal_handler_polls_while_its_thread_is_in_the_library)
 }
 END_TEST
 
+/* The library's duplicate of fd: another descriptor on the same file,
+ * not fd itself; -1 if there is none. */
+static int duplicate_of(int fd)
+{
+	struct stat want, st;
+	int i;
+
+	ck_assert_int_eq(fstat(fd, &want), 0);
+	for (i = 3; i < 1024; i++)
+		if (i != fd && fstat(i, &st) == 0 && st.st_dev == want.st_dev &&
+		    st.st_ino == want.st_ino)
+			return i;
+	return -1;
+}
+
+/* Poll a pty master (served by the library in every mode) three times,
+ * closing the library's duplicates after each of the first two: each new
+ * duplicate first gets a closed one's number, whose registration is still
+ * in the epoll set.  cancel: cancel the first poll then. */
+static void polls_after_duplicates_closed(int cancel)
+{
+	io_context_t ctx = new_ctx(8);
+	struct iocb cb[3];
+	struct io_event ev;
+	int m, sl, i, d, got[3] = { 0, 0, 0 };
+
+	open_pty(&m, &sl);
+	for (i = 0; i < 3; i++) {
+		prep_poll(&cb[i], m, POLLIN, (uintptr_t)i + 1);
+		ck_assert_int_eq(submit1(ctx, &cb[i]), 1);
+		if (i == 2)
+			break;
+		ck_assert_int_ge(duplicate_of(m), 0);
+		while ((d = duplicate_of(m)) >= 0)
+			ck_assert_int_eq(close(d), 0);
+	}
+	if (cancel) {
+		ck_assert_int_eq(io_cancel(ctx, &cb[0], &ev), -EINPROGRESS);
+		ev = wait_one(ctx);
+		ck_assert_ptr_eq(ev.obj, &cb[0]);
+		ck_assert_uint_eq(ev.res, 0);
+		got[0] = 1;
+	}
+	expect_none(ctx);
+	ck_assert_int_eq(write(sl, "x", 1), 1);
+	for (i = cancel; i < 3; i++) {
+		ev = wait_one(ctx);
+		d = (int)((struct iocb *)ev.obj - cb);
+		ck_assert(d >= 0 && d < 3);
+		check_event(&ev, &cb[d], (uintptr_t)d + 1, POLLIN);
+		got[d]++;
+	}
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(got[i], 1);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	/* Nothing of the library's is left on the file. */
+	ck_assert_int_eq(duplicate_of(m), -1);
+	close(sl);
+	close(m);
+}
+
+/* Each poll keeps its own registration: none is lost, and cancelling
+ * the first leaves the others armed. */
+START_TEST(polls_survive_their_duplicate_closed_and_reused)
+{
+	polls_after_duplicates_closed(0);
+	polls_after_duplicates_closed(1);
+}
+END_TEST
+
 /*
  * A program closes every descriptor it does not know (as daemons do) while
  * an emulated poll is armed, then opens epoll sets of its own, which get
@@ -2047,6 +2117,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, destroy_racing_submit_leaves_nothing_armed);
 	tcase_add_test(t, signal_handler_polls_while_its_thread_is_in_the_library);
 	tcase_add_test(t, library_descriptors_closed_behind_its_back);
+	tcase_add_test(t, polls_survive_their_duplicate_closed_and_reused);
 	tcase_add_test(t, polls_work_without_statx_or_kcmp);
 	tcase_add_test(t, fork_right_after_the_helper_starts);
 	suite_add_tcase(s, t);
