@@ -250,11 +250,10 @@ if [ -n "$out" ]; then
 	ls -l "$out"/*.rpm
 fi
 # The closing count: the package checks, and %check's suite when it ran,
-# with what it skipped and why (the build tree stays in BUILD).
+# with the tests it skipped by name (rpmbuild removes its build tree,
+# and the tests' logs with their reasons, when it succeeds).
 read -r ran skipped suite_failed <<<"$(ci_suite_counts "$tmp/rpmbuild.log")"
-for log in "$tmp"/BUILD/*/test-suite.log "$tmp"/BUILD/*/*/test-suite.log; do
-	[ ! -f "$log" ] || ci_skips "${log%/test-suite.log}"
-done
+grep '^SKIP: ' "$tmp/rpmbuild.log" | sed 's/^/  skipped in %check: /' || true
 ci_counts rpm $((passed + failed + ran)) "$skipped" $((failed + suite_failed)) \
 	"($((passed + failed)) package checks, $ran in %check)"
 [ "$failed" = 0 ] || { echo "build-rpm.sh: FAILED"; exit 1; }
