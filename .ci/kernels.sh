@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
-# CI job "kernels": the Check suite on Debian 12's own kernel for each
-# architecture, under qemu-system (TCG: no KVM needed) with two emulated
-# CPUs.  The root with the kernel, busybox and the libraries comes from
+# CI job "kernels": the Check suite on Debian's own kernel for each
+# architecture (Debian 12's, Debian 13's for riscv64 and where asked),
+# under qemu-system (TCG: no KVM needed) with two emulated CPUs.  The root with the kernel, busybox and the libraries comes from
 # mmdebstrap (a cached tarball, .ci/chroot-lib.sh; modules, docs and
 # locales left out: the initramfs needs none); the library and the Check
 # programs are cross-built with -Werror (armhf with Debian 13's time64
@@ -14,10 +14,15 @@
 # kernels (AIO, aio poll, io_pgetevents and seccomp are all there), so a
 # skip means a missing kernel feature or a broken build.
 #
-#   .ci/kernels.sh [ARCH...]      (default: i386 arm64 armhf ppc64el s390x)
+#   .ci/kernels.sh [ARCH[@SUITE]...]
+#       default: i386 arm64 armhf ppc64el s390x riscv64
+#       SUITE: the Debian suite whose kernel and libraries the guest gets
+#       (bookworm, trixie, sid); without it, the architecture's own
+#       (ci_arch's arch_ksuite): trixie for riscv64, bookworm for the rest.
 #
 # Environment: KERNELS_MODES replaces the mode list; KERNELS_TIMEOUT
-# (seconds, default 900) bounds each guest; LIBAIO_STRESS_N (default 20000
+# (seconds, default 1800: riscv64's guest took 13 minutes on the 2-core
+# machine under a load of 20) bounds each guest; LIBAIO_STRESS_N (default 20000
 # here) sizes test-reaper's exactly-once stress, which test-arch repeats
 # with threads pinned to both CPUs; BUILD_BASE (default
 # $AIOREAP_CI_SCRATCH/aioreap-kernels) holds the builds.
@@ -26,7 +31,7 @@ cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "kernels.sh: must run as root (apt-get, mmdebstrap)"; exit 1; }
 # shellcheck source=.ci/lib.sh
 . .ci/lib.sh
-archs=${*:-"i386 arm64 armhf ppc64el s390x"}
+archs=${*:-"i386 arm64 armhf ppc64el s390x riscv64"}
 base=${BUILD_BASE:-$ci_scratch/aioreap-kernels}
 # Two of the library's six modes, natively and with every fallback forced:
 # all six ("native poll pgetevents ring all seccomp-pgetevents") would take
@@ -35,8 +40,8 @@ modes=${KERNELS_MODES:-"native all"}
 
 need="mmdebstrap cpio"
 for a in $archs; do
-	ci_arch "$a"
-	[ -n "$arch_kflav" ] || { echo "kernels.sh: no Debian 12 kernel for $a"; exit 1; }
+	ci_arch "${a%@*}"
+	[ -n "$arch_kflav" ] || { echo "kernels.sh: no Debian kernel to boot for $a"; exit 1; }
 	# Each crossbuild-essential removes gcc-multilib (Debian 12's cross
 	# compilers conflict with it); the m32 job installs it back.
 	need="$need $arch_cross $arch_qemu_pkg"
@@ -126,30 +131,50 @@ report() {
 		sed -n "/^@@ begin $p\$/,/^@@ end $p /p" "$log" | tail -n 60
 		bad=1
 	done < <(sed -n 's/^@@ end \([^ ]*\) rc \([0-9]*\) .*/\1 \2/p' "$log")
-	ci_note="kernel $release, page $((arch_page / 1024)) KiB, $arch_endian-endian, $(echo "$modes" | wc -w) modes: $ran tests run, $skipped skipped, $failed failed"
+	ci_note="kernel $release ($ci_suite), page $((arch_page / 1024)) KiB, $arch_endian-endian, $(echo "$modes" | wc -w) modes: $ran tests run, $skipped skipped, $failed failed"
 	ci_tally="$ran $skipped $failed"
 	return $bad
 }
 
-# run_arch ARCH, a part (ci_part): a failure before the guest's report
-# counts as one failed test.
+# run_arch ARCH[@SUITE], a part (ci_part): a failure before the guest's
+# report counts as one failed test.
 run_arch() {
-	local a=$1 t ma root b st tar k prog p inc=$base/checkinc-$1
+	local spec=$1 a=${1%@*} t ma cc dev root b st tar k prog p inc=$base/checkinc-${1/@/-}
 	ci_tally='0 0 1'
 	ci_arch "$a"
+	# The kernel and the guest's libraries (C library, Check) come from
+	# one suite; ci_tarball reads ci_suite (a part runs in a subshell).
+	ci_suite=$arch_ksuite
+	[ "$spec" = "$a" ] || ci_suite=${spec#*@}
 	t=$arch_triplet
 	ma=$("$t-gcc" -print-multiarch)
+	# A newer suite's Check was built against its own C library (Debian
+	# 13's libcheck_pic.a calls glibc 2.38's __isoc23_strtoul), which
+	# Debian 12's cross C library lacks: there the programs are built
+	# against the root itself (its libc6-dev as the compiler's sysroot),
+	# and take the root's libatomic (riscv64's compiler calls it for
+	# atomics on one and two bytes).
+	cc=() dev=''
+	if [ "$ci_suite" != bookworm ]; then
+		cc=("CC=$t-gcc --sysroot=$base/root-${spec/@/-}") dev=,libc6-dev,libatomic1
+	fi
 	# shellcheck disable=SC2016 # $1 is the root, in mmdebstrap's hook
 	tar=$(ci_tarball "kernel-$a" --variant=extract --architectures="$a" \
-		--include="linux-image-$arch_kflav,busybox-static,check,libsubunit0,libc6,libgcc-s1" \
+		--include="linux-image-$arch_kflav,busybox-static,check,libsubunit0,libc6,libgcc-s1$dev" \
 		--extract-hook='rm -rf "$1/lib/modules" "$1/usr/lib/modules" "$1/usr/lib/linux-image-"* "$1/usr/share/doc" "$1/usr/share/man" "$1/usr/share/locale"')
-	root=$base/root-$a
+	root=$base/root-${spec/@/-}
 	ci_unpack "$tar" "$root"
+	# Debian 13's packages put everything under /usr and leave the links
+	# /bin, /lib and /sbin to base-files' scripts, which an extracted root
+	# never runs; the linker scripts and the copies below need them.
+	for d in bin lib sbin; do
+		[ -e "$root/$d" ] || ln -s "usr/$d" "$root/$d"
+	done
 	# shellcheck disable=SC2012 # one plain name, vmlinuz-RELEASE
 	k=$(ls "$root"/boot/vmlinu[xz]-* | head -n 1)
 	release=${k##*/vmlinu?-}
 
-	b=$base/build-$a
+	b=$base/build-${spec/@/-}
 	rm -rf "$inc" && mkdir -p "$inc"
 	cp "$root/usr/include/check.h" "$inc/"
 	cp "$root/usr/include/check_stdint.h" "$inc/" 2>/dev/null ||
@@ -160,7 +185,7 @@ run_arch() {
 			CHECK_CFLAGS="-I$inc -pthread" \
 			CHECK_LIBS="-L$root/usr/lib/$ma -lcheck_pic -lsubunit -lrt -lm" \
 			LDFLAGS="-Wl,-rpath-link,$root/usr/lib/$ma -Wl,-rpath-link,$root/lib/$ma" \
-			${arch_conf:+"$arch_conf"}
+			${arch_conf:+"$arch_conf"} ${cc[@]+"${cc[@]}"}
 		grep -q 'S\["HAVE_CHECK_TRUE"\]=""' config.status ||
 			{ echo "Check not usable for $a"; exit 1; }
 		ci_make check TESTS=
@@ -201,7 +226,7 @@ EOF
 
 	echo "  booting $release ($(du -k "$b/initramfs.cpio" | cut -f1) KiB initramfs; modes: $modes)"
 	# shellcheck disable=SC2086
-	timeout "${KERNELS_TIMEOUT:-900}" $arch_qemu -smp 2 -m 1024 -nodefaults -nographic \
+	timeout "${KERNELS_TIMEOUT:-1800}" $arch_qemu -smp 2 -m 1024 -nodefaults -nographic \
 		-serial stdio -no-reboot -kernel "$k" -initrd "$b/initramfs.cpio" \
 		-append "console=$arch_con quiet panic=-1" >"$b/console.log" 2>&1 </dev/null ||
 		echo "  qemu exited with $? (124: timeout)"

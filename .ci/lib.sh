@@ -145,15 +145,17 @@ ci_parts_done() {
 # ci_arch ARCH: the one table of the Debian architectures the jobs build
 # for.  Sets arch_triplet (the cross toolchain's prefix, configure's
 # --host), arch_cross (that toolchain's packages), arch_qemu_user
-# (qemu-user-static's binary) and, for the kernels job (not riscv64, which
-# Debian 12 does not release), the guest: arch_kflav (linux-image-FLAVOUR),
-# arch_qemu_pkg and arch_qemu (qemu-system's package and command line),
+# (qemu-user-static's binary) and, for the kernels job, the guest:
+# arch_kflav (linux-image-FLAVOUR), arch_ksuite (the Debian suite whose
+# kernel it boots by default: Debian 12's where it is a release
+# architecture, Debian 13's for riscv64, unstable's for loong64),
+# arch_qemu_pkg and arch_qemu (qemu-system's packages and command line),
 # arch_con (the console), arch_mach (uname -m), arch_page, arch_endian and
 # arch_conf (an extra configure argument).
 ci_arch() {
 	arch_cross=crossbuild-essential-$1 arch_qemu_user=qemu-$1-static
 	arch_kflav='' arch_qemu_pkg='' arch_qemu='' arch_con='' arch_mach=''
-	arch_page=4096 arch_endian=little arch_conf=''
+	arch_page=4096 arch_endian=little arch_conf='' arch_ksuite=bookworm
 	case $1 in
 	i386) arch_triplet=i686-linux-gnu arch_kflav=686-pae arch_con=ttyS0 arch_mach=i686
 		arch_qemu_pkg=qemu-system-x86 arch_qemu="qemu-system-i386 -M pc -cpu max" ;;
@@ -171,9 +173,13 @@ ci_arch() {
 	s390x) arch_triplet=s390x-linux-gnu arch_kflav=s390x arch_con=ttysclp0 arch_mach=s390x
 		arch_endian=big arch_qemu_pkg=qemu-system-misc
 		arch_qemu="qemu-system-s390x -M s390-ccw-virtio -cpu max" ;;
-	# Not a Debian 12 release architecture: no crossbuild-essential.
+	# Not a Debian 12 release architecture: no crossbuild-essential, and
+	# the kernel is Debian 13's.  The virt machine's firmware is the
+	# OpenSBI build qemu ships, which starts the kernel in supervisor mode.
 	riscv64) arch_triplet=riscv64-linux-gnu
-		arch_cross="gcc-riscv64-linux-gnu libc6-dev-riscv64-cross" ;;
+		arch_cross="gcc-riscv64-linux-gnu libc6-dev-riscv64-cross"
+		arch_kflav=riscv64 arch_ksuite=trixie arch_con=ttyS0 arch_mach=riscv64
+		arch_qemu_pkg=qemu-system-misc arch_qemu="qemu-system-riscv64 -M virt" ;;
 	*) echo "ci_arch: unknown architecture $1" >&2; return 1 ;;
 	esac
 }
