@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # CI job "kernels": the Check suite on Debian's own kernel for each
-# architecture (Debian 12's, Debian 13's for riscv64 and where asked),
+# architecture (Debian 12's, Debian 13's for arm64 and riscv64),
 # under qemu-system (TCG: no KVM needed) with two emulated CPUs.  The root with the kernel, busybox and the libraries comes from
 # mmdebstrap (a cached tarball, .ci/chroot-lib.sh; modules, docs and
 # locales left out: the initramfs needs none); the library and the Check
@@ -15,7 +15,7 @@
 # skip means a missing kernel feature or a broken build.
 #
 #   .ci/kernels.sh [ARCH[@SUITE]...]
-#       default: i386 arm64 armhf ppc64el s390x riscv64
+#       default: i386 arm64@trixie armhf ppc64el s390x riscv64
 #       SUITE: the Debian suite whose kernel and libraries the guest gets
 #       (bookworm, trixie, sid); without it, the architecture's own
 #       (ci_arch's arch_ksuite): trixie for riscv64, bookworm for the rest.
@@ -31,7 +31,7 @@ cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "kernels.sh: must run as root (apt-get, mmdebstrap)"; exit 1; }
 # shellcheck source=.ci/lib.sh
 . .ci/lib.sh
-archs=${*:-"i386 arm64 armhf ppc64el s390x riscv64"}
+archs=${*:-"i386 arm64@trixie armhf ppc64el s390x riscv64"}
 base=${BUILD_BASE:-$ci_scratch/aioreap-kernels}
 # Two of the library's six modes, natively and with every fallback forced:
 # all six ("native poll pgetevents ring all seccomp-pgetevents") would take
