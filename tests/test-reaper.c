@@ -419,7 +419,12 @@ START_TEST(calls_taking_no_event_do_not_undo_ring_reaps)
 }
 END_TEST
 
-/* After fork the child gets -EINVAL and leaves the parent's ring alone. */
+/* After fork the child gets -EINVAL and leaves the parent's ring alone.
+ * Newer kernels (Debian's 7.2 among them) no longer copy the ring's
+ * mapping into the child at all: there the child has no ring to look
+ * at, and touching the address would fault, so it checks the head only
+ * where the mapping was copied (msync answers ENOMEM where nothing is
+ * mapped). */
 START_TEST(fork_child_gets_einval_and_parent_keeps_events)
 {
 	io_context_t ctx = NULL;
@@ -447,7 +452,8 @@ START_TEST(fork_child_gets_einval_and_parent_keeps_events)
 		bad |= io_submit(ctx, 1, &p) != -EINVAL;
 		bad |= io_reaper_active(ctx) != 0;
 		bad |= io_destroy(ctx) != -EINVAL;
-		bad |= hdr(ctx)->head != head0;
+		if (msync((void *)ctx, (size_t)sysconf(_SC_PAGESIZE), MS_ASYNC) == 0)
+			bad |= hdr(ctx)->head != head0;
 		_exit(bad ? 1 : 0);
 	}
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
