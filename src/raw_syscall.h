@@ -5,8 +5,8 @@
  * Every wrapper returns the kernel's raw result: a non-negative value on
  * success or -errno on failure.  None of them touches errno, which is how
  * the public calls keep errno intact (the stock library's convention).
- * x86_64, i386, aarch64, 32-bit arm (EABI), s390x, powerpc64 and riscv64
- * trap directly; other targets go through libc's syscall(2) with errno
+ * x86_64, i386, aarch64, 32-bit arm (EABI), s390x, powerpc64, riscv64 and
+ * loongarch64 trap directly; other targets go through libc's syscall(2) with errno
  * saved and restored.  One exception on every target: sys_fstat goes
  * through libc's fstat, and errno is put back only when that fails,
  * the one time libc writes it.
@@ -163,6 +163,30 @@ static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
 			 : "+r"(a0)
 			 : "r"(a7), "r"(a1), "r"(a2), "r"(a3), "r"(a4), "r"(a5)
 			 : "memory");
+	return a0;
+}
+
+#elif defined(__loongarch64)
+
+/* syscall 0: the number in a7, the arguments in a0-a5, the result (or
+ * -errno) back in a0.  The kernel may leave other values in the
+ * temporaries t0-t8 on return. */
+static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
+				long f)
+{
+	register long a7 __asm__("$a7") = n;
+	register long a0 __asm__("$a0") = a;
+	register long a1 __asm__("$a1") = b;
+	register long a2 __asm__("$a2") = c;
+	register long a3 __asm__("$a3") = d;
+	register long a4 __asm__("$a4") = e;
+	register long a5 __asm__("$a5") = f;
+
+	__asm__ volatile("syscall 0"
+			 : "+r"(a0)
+			 : "r"(a7), "r"(a1), "r"(a2), "r"(a3), "r"(a4), "r"(a5)
+			 : "memory", "$t0", "$t1", "$t2", "$t3", "$t4", "$t5",
+			   "$t6", "$t7", "$t8");
 	return a0;
 }
 
