@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # CI job "kernels": the Check suite on Debian's own kernel for each
-# architecture (Debian 12's, Debian 13's for arm64 and riscv64),
+# architecture (Debian 12's, Debian 13's for arm64 and riscv64, unstable's
+# for loong64, whose cross compiler, qemu and firmware come from a Debian
+# 13 root: in_tools_root),
 # under qemu-system (TCG: no KVM needed) with two emulated CPUs.  The root with the kernel, busybox and the libraries comes from
 # mmdebstrap (a cached tarball, .ci/chroot-lib.sh; modules, docs and
 # locales left out: the initramfs needs none); the library and the Check
@@ -15,10 +17,11 @@
 # skip means a missing kernel feature or a broken build.
 #
 #   .ci/kernels.sh [ARCH[@SUITE]...]
-#       default: i386 arm64@trixie armhf ppc64el s390x riscv64
+#       default: i386 arm64@trixie armhf ppc64el s390x riscv64 loong64
 #       SUITE: the Debian suite whose kernel and libraries the guest gets
 #       (bookworm, trixie, sid); without it, the architecture's own
-#       (ci_arch's arch_ksuite): trixie for riscv64, bookworm for the rest.
+#       (ci_arch's arch_ksuite): trixie for riscv64, sid for loong64,
+#       bookworm for the rest.
 #
 # Environment: KERNELS_MODES replaces the mode list; KERNELS_TIMEOUT
 # (seconds, default 1800: riscv64's guest took 13 minutes on the 2-core
@@ -31,7 +34,7 @@ cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "kernels.sh: must run as root (apt-get, mmdebstrap)"; exit 1; }
 # shellcheck source=.ci/lib.sh
 . .ci/lib.sh
-archs=${*:-"i386 arm64@trixie armhf ppc64el s390x riscv64"}
+archs=${*:-"i386 arm64@trixie armhf ppc64el s390x riscv64 loong64"}
 base=${BUILD_BASE:-$ci_scratch/aioreap-kernels}
 # Two of the library's six modes, natively and with every fallback forced:
 # all six ("native poll pgetevents ring all seccomp-pgetevents") would take
@@ -43,11 +46,13 @@ for a in $archs; do
 	ci_arch "${a%@*}"
 	[ -n "$arch_kflav" ] || { echo "kernels.sh: no Debian kernel to boot for $a"; exit 1; }
 	# Each crossbuild-essential removes gcc-multilib (Debian 12's cross
-	# compilers conflict with it); the m32 job installs it back.
-	need="$need $arch_cross $arch_qemu_pkg"
+	# compilers conflict with it); the m32 job installs it back.  An
+	# architecture built in a tools root needs nothing more here.
+	[ -n "$arch_tools" ] || need="$need $arch_cross $arch_qemu_pkg"
 done
+# Inside a tools root (in_tools_root), everything is there already.
 # shellcheck disable=SC2046,SC2086
-ci_need $(printf '%s\n' $need | sort -u)
+[ -n "${KERNELS_IN_ROOT:-}" ] || ci_need $(printf '%s\n' $need | sort -u)
 
 # The guest's /init (busybox sh).  /t/env names the programs and modes.
 guest_init() {
@@ -138,37 +143,102 @@ report() {
 
 # run_arch ARCH[@SUITE], a part (ci_part): a failure before the guest's
 # report counts as one failed test.
-run_arch() {
-	local spec=$1 a=${1%@*} t ma cc dev root b st tar k prog p inc=$base/checkinc-${1/@/-}
-	ci_tally='0 0 1'
-	ci_arch "$a"
-	# The kernel and the guest's libraries (C library, Check) come from
-	# one suite; ci_tarball reads ci_suite (a part runs in a subshell).
+# kernel_root SPEC: the cached tarball of SPEC's guest root (kernel,
+# busybox, C library, Check), made by mmdebstrap the first time, in ktar.
+# Sets ci_suite (the kernel's suite) and dev (what a newer suite adds).
+kernel_root() {
+	local a=${1%@*} hook opt=()
 	ci_suite=$arch_ksuite
-	[ "$spec" = "$a" ] || ci_suite=${spec#*@}
-	t=$arch_triplet
-	ma=$("$t-gcc" -print-multiarch)
+	[ "$1" = "$a" ] || ci_suite=${1#*@}
 	# A newer suite's Check was built against its own C library (Debian
 	# 13's libcheck_pic.a calls glibc 2.38's __isoc23_strtoul), which
 	# Debian 12's cross C library lacks: there the programs are built
 	# against the root itself (its libc6-dev as the compiler's sysroot),
 	# and take the root's libatomic (riscv64's compiler calls it for
 	# atomics on one and two bytes).
-	cc=() dev=''
-	if [ "$ci_suite" != bookworm ]; then
-		cc=("CC=$t-gcc --sysroot=$base/root-${spec/@/-}") dev=,libc6-dev,libatomic1
-	fi
+	dev=''
+	[ "$ci_suite" = bookworm ] || dev=,libc6-dev,libatomic1
 	# shellcheck disable=SC2016 # $1 is the root, in mmdebstrap's hook
-	tar=$(ci_tarball "kernel-$a" --variant=extract --architectures="$a" \
+	hook='rm -rf "$1/lib/modules" "$1/usr/lib/modules" "$1/usr/lib/linux-image-"* "$1/usr/share/doc" "$1/usr/share/man" "$1/usr/share/locale"'
+	# Unstable's kernel packages ship the image in the modules directory
+	# (/usr/lib/modules/RELEASE/vmlinuz) and copy it to /boot from a
+	# script; the hook does that copy.
+	if [ "$ci_suite" = sid ]; then
+		# shellcheck disable=SC2016
+		hook='mkdir -p "$1/boot"; for m in "$1"/usr/lib/modules/*; do [ ! -e "$m/vmlinuz" ] || mv "$m/vmlinuz" "$1/boot/vmlinuz-${m##*/}"; done; '$hook
+		# A snapshot of unstable may be older than its Release file
+		# allows.
+		opt=(--aptopt='Acquire::Check-Valid-Until "false"')
+	fi
+	ktar=$(ci_tarball "kernel-$a" --variant=extract --architectures="$a" ${opt[@]+"${opt[@]}"} \
 		--include="linux-image-$arch_kflav,busybox-static,check,libsubunit0,libc6,libgcc-s1$dev" \
-		--extract-hook='rm -rf "$1/lib/modules" "$1/usr/lib/modules" "$1/usr/lib/linux-image-"* "$1/usr/share/doc" "$1/usr/share/man" "$1/usr/share/locale"')
+		--extract-hook="$hook")
+}
+
+# in_tools_root SPEC: run this job for SPEC inside a root of Debian
+# ARCH_TOOLS (ci_arch's arch_tools) that holds the cross compiler, qemu
+# and firmware Debian 12 lacks for it: the source, the build directory
+# and the tarball cache are mounted there at the same paths, nothing is
+# installed on the host.  Its parts' lines become this part's.
+in_tools_root() {
+	local spec=$1 a=${1%@*} tar troot=$base/tools-${1/@/-} pk log=$base/tools-${1/@/-}.log rc line
+	# shellcheck disable=SC2086 # package lists, split on purpose
+	pk=$(printf '%s\n' $arch_cross $arch_qemu_pkg gcc make cpio binutils | sort -u | paste -sd, -)
+	tar=$(ci_suite=$arch_tools ci_tarball "kernel-tools-$a" --variant=apt --include="$pk")
+	kernel_root "$spec"
+	[ -x "$src/configure" ] || (cd "$src" && autoreconf -fi >/dev/null 2>&1)
+	ci_unpack "$tar" "$troot"
+	echo "  in a Debian root of $arch_tools: $(sed -n 's/^PRETTY_NAME=//p' "$troot/etc/os-release")"
+	export SRC=$src BASE=$base CACHE=$ci_cache MIRROR=$ci_mirror KEY_EXTRA=${CI_KEY_EXTRA:-}
+	set +e
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	ci_mounted "$troot" sh -ec '
+		t=$1; shift
+		for d in "$SRC" "$BASE" "$CACHE"; do
+			mkdir -p "$t$d" && mount --bind "$d" "$t$d"
+		done
+		exec chroot "$t" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+			LANG=C.UTF-8 KERNELS_IN_ROOT=1 BUILD_BASE="$BASE" AIOREAP_CI_CACHE="$CACHE" \
+			AIOREAP_CI_MIRROR="$MIRROR" CI_KEY_EXTRA="$KEY_EXTRA" \
+			${KERNELS_MODES+KERNELS_MODES="$KERNELS_MODES"} \
+			${KERNELS_TIMEOUT+KERNELS_TIMEOUT="$KERNELS_TIMEOUT"} \
+			${LIBAIO_SOAK_SECONDS+LIBAIO_SOAK_SECONDS="$LIBAIO_SOAK_SECONDS"} \
+			${LIBAIO_STRESS_N+LIBAIO_STRESS_N="$LIBAIO_STRESS_N"} \
+			bash "$SRC/.ci/kernels.sh" "$@"
+	' in_tools_root "$troot" "$spec" 2>&1 | tee "$log" | sed -e 1d -e '/^=== kernels summary/,$d'
+	rc=${PIPESTATUS[0]}
+	set -e
+	read -r ci_tally <<<"$(sed -n 's/^kernels: \([0-9]*\) tests run, \([0-9]*\) skipped, \([0-9]*\) failed.*/\1 \2 \3/p' "$log")"
+	[ -n "$ci_tally" ] || ci_tally='0 0 1'
+	line=$(sed -n "s/^  $spec: [a-zA-Z]* in [0-9]* s: //p" "$log" | head -n 1)
+	ci_note="${line:+$line, }built and run in Debian $arch_tools's root"
+	return "$rc"
+}
+
+run_arch() {
+	local spec=$1 a=${1%@*} t ma cc dev root b st tar k prog p inc=$base/checkinc-${1/@/-}
+	ci_tally='0 0 1'
+	ci_arch "$a"
+	if [ -n "$arch_tools" ] && [ -z "${KERNELS_IN_ROOT:-}" ]; then
+		in_tools_root "$spec"
+		return
+	fi
+	t=$arch_triplet
+	ma=$("$t-gcc" -print-multiarch)
+	# The kernel and the guest's libraries (C library, Check) come from
+	# one suite; ci_tarball reads ci_suite (a part runs in a subshell).
+	kernel_root "$spec"
+	tar=$ktar
+	cc=()
+	[ -z "$dev" ] || cc=("CC=$t-gcc --sysroot=$base/root-${spec/@/-}")
 	root=$base/root-${spec/@/-}
 	ci_unpack "$tar" "$root"
 	# Debian 13's packages put everything under /usr and leave the links
-	# /bin, /lib and /sbin to base-files' scripts, which an extracted root
-	# never runs; the linker scripts and the copies below need them.
-	for d in bin lib sbin; do
-		[ -e "$root/$d" ] || ln -s "usr/$d" "$root/$d"
+	# /bin, /lib, /lib64 and /sbin to base-files' scripts, which an
+	# extracted root never runs; the linker scripts (which name the
+	# dynamic loader, /lib64/... on loong64) and the copies below need them.
+	for d in bin lib lib64 sbin; do
+		[ -e "$root/$d" ] || [ ! -d "$root/usr/$d" ] || ln -s "usr/$d" "$root/$d"
 	done
 	# shellcheck disable=SC2012 # one plain name, vmlinuz-RELEASE
 	k=$(ls "$root"/boot/vmlinu[xz]-* | head -n 1)

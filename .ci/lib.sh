@@ -150,12 +150,14 @@ ci_parts_done() {
 # kernel it boots by default: Debian 12's where it is a release
 # architecture, Debian 13's for riscv64, unstable's for loong64),
 # arch_qemu_pkg and arch_qemu (qemu-system's packages and command line),
-# arch_con (the console), arch_mach (uname -m), arch_page, arch_endian and
-# arch_conf (an extra configure argument).
+# arch_con (the console), arch_mach (uname -m), arch_page, arch_endian,
+# arch_conf (an extra configure argument) and arch_tools (the Debian suite
+# whose root supplies the cross compiler, qemu and firmware, where Debian
+# 12's lack them).
 ci_arch() {
 	arch_cross=crossbuild-essential-$1 arch_qemu_user=qemu-$1-static
 	arch_kflav='' arch_qemu_pkg='' arch_qemu='' arch_con='' arch_mach=''
-	arch_page=4096 arch_endian=little arch_conf='' arch_ksuite=bookworm
+	arch_page=4096 arch_endian=little arch_conf='' arch_ksuite=bookworm arch_tools=''
 	case $1 in
 	i386) arch_triplet=i686-linux-gnu arch_kflav=686-pae arch_con=ttyS0 arch_mach=i686
 		arch_qemu_pkg=qemu-system-x86 arch_qemu="qemu-system-i386 -M pc -cpu max" ;;
@@ -180,6 +182,16 @@ ci_arch() {
 		arch_cross="gcc-riscv64-linux-gnu libc6-dev-riscv64-cross"
 		arch_kflav=riscv64 arch_ksuite=trixie arch_con=ttyS0 arch_mach=riscv64
 		arch_qemu_pkg=qemu-system-misc arch_qemu="qemu-system-riscv64 -M virt" ;;
+	# In unstable only (Debian 14's kernel).  Debian 12 has no cross
+	# compiler for it, and its qemu (7.2) loads only ELF kernels here,
+	# while Debian's is an EFI image (zboot), which needs the EFI firmware
+	# Debian 12 does not ship: all three come from a Debian 13 root.
+	# 16 KiB pages.
+	loong64) arch_triplet=loongarch64-linux-gnu arch_cross=gcc-loongarch64-linux-gnu
+		arch_kflav=loong64 arch_ksuite=sid arch_tools=trixie arch_con=ttyS0
+		arch_mach=loongarch64 arch_page=16384
+		arch_qemu_pkg="qemu-system-misc qemu-efi-loongarch64"
+		arch_qemu="qemu-system-loongarch64 -M virt -cpu la464 -bios /usr/share/qemu-efi-loongarch64/QEMU_EFI.fd" ;;
 	*) echo "ci_arch: unknown architecture $1" >&2; return 1 ;;
 	esac
 }
