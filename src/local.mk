@@ -15,6 +15,7 @@ libaio_la_SOURCES = \
 	src/kernel_abi.h \
 	src/kernel_wait.c \
 	src/kernel_wait.h \
+	src/poll_bits.h \
 	src/poll_emul.c \
 	src/poll_emul.h \
 	src/poll_destroy.c \

@@ -14,6 +14,7 @@
 #include <sys/mman.h>
 
 #include "compiler.h"
+#include "poll_bits.h"
 #include "poll_emul.h"
 #include "poll_helper.h"
 #include "poll_rec.h"
@@ -107,28 +108,6 @@ int aioreap_helper_is_doorbell(const struct iocb *obj)
 	uintptr_t a = (uintptr_t)obj, b = (uintptr_t)bells;
 
 	return a - b < sizeof(bells);
-}
-
-/* POLL* and EPOLL* bits differ on some ABIs (POLLWRNORM on MIPS and
- * SPARC): rows of a POLL* bit and its EPOLL* bit. */
-static const unsigned poll_epoll_map[][2] = {
-	{ POLLIN, EPOLLIN },		{ POLLPRI, EPOLLPRI },
-	{ POLLOUT, EPOLLOUT },		{ POLLERR, EPOLLERR },
-	{ POLLHUP, EPOLLHUP },		{ POLLRDNORM, EPOLLRDNORM },
-	{ POLLRDBAND, EPOLLRDBAND },	{ POLLWRNORM, EPOLLWRNORM },
-	{ POLLWRBAND, EPOLLWRBAND },	{ POLLMSG, EPOLLMSG },
-	{ POLLRDHUP, EPOLLRDHUP },
-};
-
-/* POLL* bits to EPOLL* bits (to_epoll 1), or back (0). */
-static unsigned translate_bits(unsigned ev, int to_epoll)
-{
-	unsigned i, out = 0;
-
-	for (i = 0; i < sizeof(poll_epoll_map) / sizeof(*poll_epoll_map); i++)
-		if (ev & poll_epoll_map[i][!to_epoll])
-			out |= poll_epoll_map[i][to_epoll];
-	return out;
 }
 
 /* Is epfd still our set?  Our pipe (a unique inode) must be registered in
@@ -358,7 +337,7 @@ int aioreap_helper_arm(struct poll_rec *r)
 	int first = r->fd;
 
 	memset(&ev, 0, sizeof(ev));
-	ev.events = translate_bits(r->events, 1) | EPOLLONESHOT;
+	ev.events = poll_bits_translate(r->events, 1) | EPOLLONESHOT;
 	ev.data.u64 = aioreap_rec_token(r);
 	/* EEXIST: the set holds this file under this number already, left
 	 * by a duplicate of ours that the program closed while the file
@@ -432,7 +411,7 @@ static void fire(uint64_t token, unsigned revents)
 
 	if (!r || !rec_move(r, REC_ARMED, REC_FIRED))
 		return;		/* cancelled or forgotten meanwhile */
-	r->res = translate_bits(revents, 0) &
+	r->res = poll_bits_translate(revents, 0) &
 		(r->events | POLLERR | POLLHUP | POLLNVAL);
 	aioreap_helper_disarm(r);
 	list_append(&queue, r);
