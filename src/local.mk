@@ -16,6 +16,8 @@ libaio_la_SOURCES = \
 	src/kernel_wait.c \
 	src/kernel_wait.h \
 	src/poll_bits.h \
+	src/poll_carry.c \
+	src/poll_carry.h \
 	src/poll_emul.c \
 	src/poll_emul.h \
 	src/poll_destroy.c \

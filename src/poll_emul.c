@@ -44,6 +44,7 @@
 
 #include "compiler.h"
 #include "feature_flags.h"
+#include "poll_carry.h"
 #include "poll_emul.h"
 #include "poll_helper.h"
 #include "poll_rec.h"
@@ -234,7 +235,11 @@ static struct poll_rec *admit_locked(io_context_t ctx, struct iocb *cb,
 	r->ctx = ctx;
 	r->user = cb;
 	r->user_data = k->aio_data;
+	r->user_fd = (int)k->aio_fildes;
+	r->user_resfd = k->aio_flags & KIOCB_FLAG_RESFD ?
+		(int)k->aio_resfd : -1;
 	r->events = (unsigned)k->aio_buf;
+	r->carried = 0;
 	r->fd = fd;
 	if (fd >= 0)
 		aioreap_fd_identify(fd, &r->fd_id);
@@ -288,6 +293,25 @@ static int arm_or_complete(struct poll_rec *r, unsigned ready)
 	return 0;
 }
 
+/*
+ * Before the first record: the fork handlers, and the used flag.
+ * Sequentially consistent, before the admission reads the dying slots:
+ * the destroy handshake's other half.  It also precedes every doorbell
+ * and carried submission, and makes io_cancel and the reaps look here.
+ */
+static void note_used(void)
+{
+	pthread_once(&init_once, init);
+	atomic_store(&aioreap_poll_emul_used, 1);
+}
+
+/* The poll's own fields, which the kernel checks after its lookups. */
+static int poll_fields_ok(const struct kernel_iocb *k)
+{
+	return !(k->aio_buf > 0xffff || k->aio_offset || k->aio_nbytes ||
+		 k->aio_rw_flags);
+}
+
 /* emulate_one's flags. */
 #define CTX_KNOWN_OK	0x1	/* the kernel just accepted an iocb for ctx */
 #define KEY_UNWRITTEN	0x2	/* the kernel has not written cb's key */
@@ -315,8 +339,7 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 		goto drop;
 	/* The poll's own fields: checked after the lookups. */
 	ret = -EINVAL;
-	if (k.aio_buf > 0xffff || k.aio_offset || k.aio_nbytes ||
-	    k.aio_rw_flags)
+	if (!poll_fields_ok(&k))
 		goto drop;
 	/* Ready now: completed inside io_submit, with no duplicate. */
 	ready = ready_now((int)k.aio_fildes, (unsigned)k.aio_buf);
@@ -331,12 +354,7 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 		goto drop;
 	}
 
-	pthread_once(&init_once, init);
-	/* Sequentially consistent, before admit_locked reads the dying
-	 * slots: the destroy handshake's other half.  Also precedes every
-	 * doorbell, and makes io_cancel look here. */
-	atomic_store(&aioreap_poll_emul_used, 1);
-
+	note_used();
 	aioreap_pe_enter(&old);
 	r = admit_locked(ctx, cb, &k, fd, resfd, &ret);
 	if (r)
@@ -423,6 +441,7 @@ static int worth_emulating(int fd)
 static long resume_at(io_context_t ctx, struct iocb **pos, long err,
 		      int ctx_known_ok)
 {
+	struct kernel_iocb k;
 	struct iocb *cb;
 	long ret;
 
@@ -434,7 +453,15 @@ static long resume_at(io_context_t ctx, struct iocb **pos, long err,
 	cb = *pos;		/* read once, as the kernel reads it */
 	if (!is_poll(cb) || !worth_emulating((int)cb->aio_fildes))
 		return -EINVAL;
-	ret = emulate_one(ctx, cb, ctx_known_ok ? CTX_KNOWN_OK : 0);
+	/* The kernel checked all but the poll's own fields (it would have
+	 * said EBADF or EFAULT first), and wrote the key. */
+	memcpy(&k, cb, sizeof(k));
+	if (k.aio_reserved2 || !poll_fields_ok(&k))
+		return -EINVAL;
+	note_used();
+	ret = aioreap_poll_carry(ctx, cb, &k);
+	if (ret == CARRY_UNAVAILABLE)
+		ret = emulate_one(ctx, cb, ctx_known_ok ? CTX_KNOWN_OK : 0);
 	return ret < 0 ? ret : 1;
 }
 
@@ -483,14 +510,17 @@ long aioreap_poll_emul_translate(struct io_event *ev, long n)
 		struct poll_rec *r;
 		uint64_t token, want;
 
-		if (!aioreap_helper_is_doorbell(ev[i].obj)) {
+		memcpy(&token, &ev[i], sizeof(token));	/* the kernel's u64 */
+		r = aioreap_rec_at(token);
+		/* A carried poll's obj is its record's iocb, which no
+		 * program iocb can share; a doorbell's is one of ours. */
+		if (!aioreap_helper_is_doorbell(ev[i].obj) &&
+		    (!r || ev[i].obj != (struct iocb *)&r->carry)) {
 			if (out != i)
 				ev[out] = ev[i];
 			out++;
 			continue;
 		}
-		memcpy(&token, &ev[i], sizeof(token));	/* the kernel's u64 */
-		r = aioreap_rec_at(token);
 		want = (token & ~(uint64_t)UINT32_MAX) | REC_DELIVERED;
 		/* Acquire: pairs with the release that made it DELIVERED,
 		 * so the fields read below are the helper's. */
@@ -498,9 +528,12 @@ long aioreap_poll_emul_translate(struct io_event *ev, long n)
 				 &r->tag, &want,
 				 (token & ~(uint64_t)UINT32_MAX) | REC_CLAIMED,
 				 memory_order_acquire, memory_order_relaxed)) {
+			unsigned long res = r->carried ?
+				aioreap_poll_carry_res(r, ev[i].res) : r->res;
+
 			memcpy(&ev[out], &r->user_data, sizeof(r->user_data));
 			ev[out].obj = r->user;
-			ev[out].res = r->res;
+			ev[out].res = res;
 			ev[out].res2 = 0;
 			out++;
 			aioreap_rec_recycle_push(r);
@@ -524,7 +557,8 @@ int aioreap_poll_emul_cancel(io_context_t ctx, struct iocb *iocb, int *ret)
 		if (r->user != iocb || r->ctx != ctx)
 			continue;
 		found = r;
-		if (rec_state(r) == REC_ARMED)
+		if (rec_state(r) == REC_ARMED ||
+		    (r->carried && rec_state(r) == REC_DELIVERED))
 			break;
 	}
 	if (!found) {
@@ -532,7 +566,15 @@ int aioreap_poll_emul_cancel(io_context_t ctx, struct iocb *iocb, int *ret)
 		return 0;	/* not ours: the kernel answers */
 	}
 	*ret = -EINVAL;		/* a key the kernel would refuse, or fired */
-	if (iocb->key == 0) {
+	if (iocb->key == 0 && found->carried &&
+	    rec_state(found) == REC_DELIVERED) {
+		struct io_event unused;
+
+		/* The kernel's answer for its own poll: EINPROGRESS, the
+		 * event (res 0) to come; EINVAL once it completed. */
+		*ret = (int)aio_sys_cancel(ctx, (struct iocb *)&found->carry,
+					   &unused);
+	} else if (iocb->key == 0 && !found->carried) {
 		aioreap_helper_check();		/* before any epoll_ctl below */
 		if (rec_move(found, REC_ARMED, REC_FIRED)) {
 			found->res = 0;

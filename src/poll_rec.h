@@ -18,7 +18,8 @@ enum {
 	REC_FREE = 0,
 	REC_ARMED,	/* in the epoll set, nobody has completed it */
 	REC_FIRED,	/* completed (ready or cancelled); doorbell not rung */
-	REC_DELIVERED,	/* doorbell event in the ring, awaiting the reaper */
+	REC_DELIVERED,	/* doorbell event in the ring, awaiting the reaper;
+			 * for a carried poll, from its submission on */
 	REC_CLAIMED,	/* translated by a reaper; on its way to recycling */
 };
 
@@ -34,6 +35,12 @@ struct poll_rec {
 	unsigned long res;	/* the mask the completion reports */
 	io_context_t ctx;
 	struct iocb *user;	/* the application's iocb */
+	int user_fd;		/* its aio_fildes as submitted */
+	int user_resfd;		/* its RESFD eventfd, or -1 */
+	int carried;		/* 1: carry is in the kernel (poll_carry.c) */
+	/* The poll the kernel carries for a carried record: its event's
+	 * obj is this address, its data the record's token. */
+	struct kernel_iocb carry;
 	uint64_t user_data;	/* its aio_data as submitted */
 	struct poll_rec *hnext;	/* chain in the by-iocb hash */
 	struct poll_rec *qnext;	/* backlog or free list */

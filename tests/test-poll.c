@@ -1224,7 +1224,7 @@ START_TEST(signal_handler_polls_while_its_thread_is_in_the_library)
 	struct iocb cb, *p = &cb;
 	struct io_event ev;
 	pthread_t t;
-	int m, sl, hm, hs, loops = 0;
+	int m, sl, hm, hs, n, loops = 0;
 
 	test_hang_guard("signal_handler_polls_while_its_thread_is_in_the_library",
 			90);
@@ -1253,7 +1253,12 @@ START_TEST(signal_handler_polls_while_its_thread_is_in_the_library)
 		io_prep_poll(&cb, m, POLLIN);
 		ck_assert_int_eq(io_submit(ctx, 1, &p), 1);
 		ck_assert_int_eq(io_cancel(ctx, &cb, &ev), -EINPROGRESS);
-		ck_assert_int_eq(io_getevents(ctx, 1, 1, &ev, &guard), 1);
+		/* A kernel-carried poll's cancel completes a moment later,
+		 * so the handler may interrupt this wait, as it would a
+		 * native poll's: EINTR, then wait again. */
+		while ((n = io_getevents(ctx, 1, 1, &ev, &guard)) == -EINTR)
+			;
+		ck_assert_int_eq(n, 1);
 		ck_assert_ptr_eq(ev.obj, &cb);
 		loops++;
 	}
@@ -1304,6 +1309,11 @@ static void polls_after_duplicates_closed(int cancel)
 		ck_assert_int_eq(submit1(ctx, &cb[i]), 1);
 		if (i == 2)
 			break;
+		if (!poll_emulated()) {
+			/* Carried by the kernel: no duplicate to close. */
+			ck_assert_int_eq(duplicate_of(m), -1);
+			continue;
+		}
 		ck_assert_int_ge(duplicate_of(m), 0);
 		while ((d = duplicate_of(m)) >= 0)
 			ck_assert_int_eq(close(d), 0);
@@ -1813,8 +1823,12 @@ static int without_statx_or_kcmp_child(void)
 	for (i = 3; i < MAX_FD_SEEN; i++)
 		if (!known[i] && fcntl(i, F_GETFD) >= 0)
 			mine[nmine++] = i;
-	if (nmine == 0)
+	/* Only the helper's emulation keeps descriptors; the kernel
+	 * carries a refused poll with none. */
+	if (nmine == 0 && poll_emulated())
 		return 5;
+	if (nmine != 0 && !poll_emulated())
+		return 13;
 	for (i = 0; i < nmine; i++) {
 		if (pipe2(q, O_CLOEXEC) || write(q[1], "p", 1) != 1 ||
 		    dup3(q[0], mine[i], O_CLOEXEC) != mine[i])
