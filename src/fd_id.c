@@ -121,7 +121,6 @@ void aioreap_fd_identify_eventfd(int fd, struct fd_id *id)
 
 int aioreap_fd_is(int fd, const struct fd_id *id)
 {
-	struct fd_id now;
 	long fl;
 
 	if (fd < 0)
@@ -130,6 +129,15 @@ int aioreap_fd_is(int fd, const struct fd_id *id)
 	fl = sys_fcntl(fd, F_GETFD, 0);
 	if (fl < 0 || !(fl & FD_CLOEXEC))
 		return 0;
+	return aioreap_fd_names(fd, id);
+}
+
+int aioreap_fd_names(int fd, const struct fd_id *id)
+{
+	struct fd_id now;
+
+	if (fd < 0 || (!id->dev && !id->ino))
+		return 0;	/* nothing recorded: nothing to match */
 	aioreap_fd_identify(fd, &now);
 	if (id->sub)
 		now.sub = eventfd_id(fd);

@@ -190,19 +190,43 @@ static void prep_bell(struct iocb *b, struct poll_rec *r)
 	struct kernel_iocb k;
 	uint64_t token = aioreap_rec_token(r);
 
-	/* Never hand the kernel an eventfd number no longer ours. */
+	int resfd;
+
+	/* Never hand the kernel an eventfd number no longer ours; if the
+	 * program closed ours, its own number for the eventfd serves (the
+	 * kernel takes its reference within this io_submit). */
 	if (r->resfd >= 0 && !aioreap_fd_is(r->resfd, &r->resfd_id))
 		r->resfd = -1;
+	resfd = r->resfd;
+	if (resfd < 0 && r->user_resfd >= 0 &&
+	    aioreap_fd_names(r->user_resfd, &r->resfd_id))
+		resfd = r->user_resfd;
 	memset(&k, 0, sizeof(k));
 	k.aio_data = token;
 	k.aio_lio_opcode = IO_CMD_PREAD;
 	k.aio_fildes = (uint32_t)bellfd;
 	k.aio_buf = (uintptr_t)&bell_byte;
-	if (r->resfd >= 0) {
+	if (resfd >= 0) {
 		k.aio_flags = KIOCB_FLAG_RESFD;
-		k.aio_resfd = (uint32_t)r->resfd;
+		k.aio_resfd = (uint32_t)resfd;
 	}
 	memcpy(b, &k, sizeof(k));
+}
+
+/*
+ * fd moved above 2 (close-on-exec), or -errno with fd closed.  A daemon
+ * that closed its standard descriptors opens /dev/null next and expects
+ * 0, 1 and 2: none of them may be the library's, even for a while.
+ */
+static long above_stdio(long fd)
+{
+	long moved;
+
+	if (fd < 0 || fd > 2)
+		return fd;
+	moved = sys_fcntl((int)fd, F_DUPFD_CLOEXEC, 3);
+	sys_close((int)fd);
+	return moved == -EINVAL ? -EMFILE : moved;	/* EINVAL: limit <= 3 */
 }
 
 /* The doorbell file: a memfd (its inode is unique), or /dev/zero. */
@@ -216,6 +240,7 @@ static int bell_ensure(void)
 	fd = sys_memfd_create("libaio-doorbell", MFD_CLOEXEC);
 	if (fd < 0)
 		fd = sys_openat(AT_FDCWD, "/dev/zero", O_RDONLY | O_CLOEXEC);
+	fd = above_stdio(fd);
 	if (fd < 0)
 		return (int)fd;
 	bellfd = (int)fd;
@@ -382,8 +407,21 @@ void aioreap_helper_disarm(struct poll_rec *r)
 	r->fd = -1;
 }
 
-/* After a lost set: re-arm each ARMED record, or complete it with
- * POLLNVAL when its descriptor is no longer ours. */
+/* A new duplicate for r of the program's own descriptor, if that still
+ * names the polled file (the program closed ours, not its own); or -1. */
+static int redup(const struct poll_rec *r)
+{
+	long d;
+
+	if (!aioreap_fd_names(r->user_fd, &r->fd_id))
+		return -1;
+	d = sys_fcntl(r->user_fd, F_DUPFD_CLOEXEC, 3);
+	return d < 0 ? -1 : (int)d;
+}
+
+/* After a lost set: re-arm each ARMED record, through a new duplicate if
+ * the program closed ours; complete it with POLLNVAL only when the
+ * program's own descriptor no longer names the file either. */
 static void rearm_all(void)
 {
 	struct poll_rec *r;
@@ -392,7 +430,11 @@ static void rearm_all(void)
 	while ((r = aioreap_rec_each(&pos))) {
 		if (rec_state(r) != REC_ARMED)
 			continue;
-		if (r->fd >= 0 && aioreap_fd_is(r->fd, &r->fd_id)) {
+		if (r->fd >= 0 && !aioreap_fd_is(r->fd, &r->fd_id))
+			r->fd = -1;	/* the program's now: never closed */
+		if (r->fd < 0)
+			r->fd = redup(r);
+		if (r->fd >= 0) {
 			if (aioreap_helper_arm(r) == 0)
 				continue;
 			sys_close(r->fd);
@@ -509,13 +551,26 @@ static void *helper_main(void *arg)
 /* The epoll set and its wake-up pipe (both ends non-blocking). */
 static int set_create(void)
 {
-	long e = sys_epoll_create1(EPOLL_CLOEXEC), r;
+	long e = above_stdio(sys_epoll_create1(EPOLL_CLOEXEC)), r;
 	struct epoll_event ev;
 	int p[2];
 
 	if (e < 0)
 		return (int)e;
 	r = sys_pipe2(p, O_CLOEXEC | O_NONBLOCK);
+	if (r == 0) {
+		long wr = above_stdio(p[1]), rd = above_stdio(p[0]);
+
+		if (wr < 0 || rd < 0) {
+			if (wr >= 0)
+				sys_close((int)wr);
+			if (rd >= 0)
+				sys_close((int)rd);
+			r = wr < 0 ? wr : rd;
+		}
+		p[0] = (int)rd;
+		p[1] = (int)wr;
+	}
 	if (r < 0) {
 		sys_close((int)e);
 		return (int)r;

@@ -266,6 +266,55 @@ START_TEST(destroy_and_fork_leave_nothing_behind)
 }
 END_TEST
 
+/* The child of the_standard_descriptors_stay_free: 0, or the step that
+ * failed.  Check's output is not touched: 1 and 2 are closed. */
+static int stdio_child(void)
+{
+	struct timespec guard = { GUARD_S, 0 };
+	io_context_t ctx = NULL;
+	struct iocb cb, *p = &cb;
+	struct io_event ev;
+	int m, sl, fd;
+
+	m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (m < 0 || grantpt(m) || unlockpt(m))
+		return 2;
+	sl = open(ptsname(m), O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (sl < 0 || io_setup(8, &ctx))
+		return 3;
+	close(0);
+	close(1);
+	close(2);
+	io_prep_poll(&cb, m, POLLIN);
+	if (io_submit(ctx, 1, &p) != 1)
+		return 4;
+	/* What a daemon does next: its own 0, 1 and 2. */
+	for (fd = 0; fd < 3; fd++)
+		if (open("/dev/null", O_RDWR) != fd)
+			return 10 + fd;
+	if (write(sl, "x", 1) != 1 || io_getevents(ctx, 1, 1, &ev, &guard) != 1 ||
+	    ev.obj != &cb)
+		return 5;
+	return io_destroy(ctx) == 0 ? 0 : 6;
+}
+
+/* A daemon closes 0, 1 and 2 and opens /dev/null three times, expecting
+ * them back: no descriptor of the library's may sit there, even while a
+ * poll it serves is armed. */
+START_TEST(the_standard_descriptors_stay_free)
+{
+	pid_t pid = fork();
+	int status;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(stdio_child());
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "child failed at step %d", WEXITSTATUS(status));
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("poll-life");
@@ -276,6 +325,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, cancel_answers_as_for_a_native_poll);
 	tcase_add_test(t, closing_the_polled_descriptor_keeps_the_poll);
 	tcase_add_test(t, destroy_and_fork_leave_nothing_behind);
+	tcase_add_test(t, the_standard_descriptors_stay_free);
 	suite_add_tcase(s, t);
 	return s;
 }
