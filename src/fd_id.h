@@ -8,14 +8,12 @@
 #include "compiler.h"
 
 /* What a descriptor referred to when the library made it: device and
- * inode (0/0 when neither statx nor fstat answers), and for an eventfd
- * its id. */
+ * inode (0/0 when neither statx nor fstat answers). */
 struct fd_id {
-	uint64_t dev, ino, sub;
+	uint64_t dev, ino;
 };
 
 void aioreap_fd_identify(int fd, struct fd_id *id);
-void aioreap_fd_identify_eventfd(int fd, struct fd_id *id);
 /* Does fd still name what id recorded, close-on-exec as we made it? */
 int aioreap_fd_is(int fd, const struct fd_id *id);
 /* Does fd (the program's, so of any flags) name the file id recorded? */

@@ -24,6 +24,7 @@ libaio_la_SOURCES = \
 	src/poll_helper.c \
 	src/poll_helper.h \
 	src/poll_rec.c \
+	src/poll_thread.c \
 	src/poll_rec.h \
 	src/queue.c \
 	src/reap.h \

@@ -30,4 +30,17 @@ static inline unsigned poll_bits_translate(unsigned ev, int to_epoll)
 	return out;
 }
 
+/* The POLL* bits a request is completed with: asking POLLIN (POLLOUT) is
+ * asking for its POLLRDNORM (POLLWRNORM) twin too, which a file reports
+ * beside it (the kernel's aio poll gives 0x41 for a pipe turning
+ * readable); POLLERR and POLLHUP always. */
+static inline unsigned poll_bits_woken_by(unsigned events)
+{
+	if (events & POLLIN)
+		events |= POLLRDNORM;
+	if (events & POLLOUT)
+		events |= POLLWRNORM;
+	return events | POLLERR | POLLHUP;
+}
+
 #endif /* LIBAIO_POLL_BITS_H */

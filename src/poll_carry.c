@@ -48,17 +48,6 @@
  * it only saves the attempt; either value is correct to act on. */
 static _Atomic int carry_refused;
 
-/* The bits a request is woken by: asking POLLIN (POLLOUT) is asking for
- * its POLLRDNORM (POLLWRNORM) twin too, which a file reports beside it. */
-static unsigned woken_by(unsigned events)
-{
-	if (events & POLLIN)
-		events |= POLLRDNORM;
-	if (events & POLLOUT)
-		events |= POLLWRNORM;
-	return events | POLLERR | POLLHUP;
-}
-
 /* A new set holding fd for the request, or io_submit's answer: EINVAL
  * where the kernel cannot poll it (no poll method, an epoll loop) and at
  * the descriptor limit (what stock libaio answers for such a file
@@ -163,7 +152,7 @@ int aioreap_poll_carry(io_context_t ctx, struct iocb *cb,
 unsigned long aioreap_poll_carry_res(const struct poll_rec *r,
 				     unsigned long set_res)
 {
-	unsigned want = woken_by(r->events);
+	unsigned want = poll_bits_woken_by(r->events);
 	struct pollfd pfd = { .fd = r->user_fd, .events = (short)want };
 
 	if (set_res == 0)

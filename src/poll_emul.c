@@ -38,6 +38,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
@@ -59,7 +60,7 @@ static sigset_t fork_mask;	/* one fork at a time holds the lock */
 static void fork_prepare(void)
 {
 	aioreap_pe_enter(&fork_mask);
-	aioreap_helper_fork_prepare();
+	aioreap_thread_fork_prepare();
 }
 
 static void fork_parent(void)
@@ -74,7 +75,9 @@ static void fork_child(void)
 	struct poll_rec *r;
 	unsigned pos = 0;
 
-	/* First: disarm must not touch the parent's epoll set. */
+	/* First: disarm must not touch the parent's epoll set, and the
+	 * parent's helper is not here. */
+	aioreap_thread_reset_in_child();
 	aioreap_helper_reset_in_child();
 	aioreap_rec_recycle_forget();
 	while ((r = aioreap_rec_each(&pos)))
@@ -151,30 +154,22 @@ static int take_fd(int fd)
 }
 
 /*
- * The kernel's descriptor lookups: fd is checked; with IOCB_FLAG_RESFD
- * the eventfd is duplicated and held while the poll is pending, as the
- * kernel holds its reference.  0 with *resfd set (or -1), or -errno with
- * nothing held (EINVAL: resfd is no eventfd).  fd itself is duplicated
- * only to arm it: closing a duplicate drops the program's record locks
- * on the file, which a kernel poll never does.
+ * The kernel's descriptor lookups: 0, or -errno (EBADF; EINVAL: the
+ * RESFD descriptor is no eventfd).  Nothing is duplicated here: fd only
+ * to arm it (closing a duplicate drops the program's record locks on the
+ * file, which a kernel poll never does), the eventfd never (the doorbell
+ * names the program's own; see poll_rec.h).
  */
-static int lookup_fds(const struct kernel_iocb *k, int *resfd)
+static int lookup_fds(const struct kernel_iocb *k)
 {
-	int ret = check_fd((int)k->aio_fildes), rf = -1;
+	int ret = check_fd((int)k->aio_fildes);
 
-	if (ret < 0)
+	if (ret < 0 || !(k->aio_flags & KIOCB_FLAG_RESFD))
 		return ret;
-	if (k->aio_flags & KIOCB_FLAG_RESFD) {
-		rf = take_fd((int)k->aio_resfd);
-		if (rf >= 0 && !aioreap_fd_is_eventfd(rf)) {
-			sys_close(rf);
-			rf = -EINVAL;
-		}
-		if (rf < 0)
-			return rf;
-	}
-	*resfd = rf;
-	return 0;
+	ret = check_fd((int)k->aio_resfd);
+	if (ret == 0 && !aioreap_fd_is_eventfd((int)k->aio_resfd))
+		ret = -EINVAL;
+	return ret;
 }
 
 /* The mask fd reports for events now; 0 also if ppoll fails. */
@@ -208,13 +203,13 @@ static int check_waitable(int fd)
 
 /*
  * Under the lock (so no destroy completes between the kernel's answer and
- * the insertion): a record owning fd and resfd (either may be -1) if ctx
- * is alive, not dying, and the helper runs.  Else NULL, *err set, and the
- * caller still holds both.
+ * the insertion): a record owning fd (-1: none; programs: the program's
+ * own) if ctx is alive, not dying, and the set exists.  Else NULL, *err
+ * set, and the caller still holds fd.
  */
 static struct poll_rec *admit_locked(io_context_t ctx, struct iocb *cb,
 				     const struct kernel_iocb *k, int fd,
-				     int resfd, int *err)
+				     int programs, int *err)
 {
 	struct poll_rec *r;
 	int ret = ctx_check(ctx);
@@ -241,11 +236,9 @@ static struct poll_rec *admit_locked(io_context_t ctx, struct iocb *cb,
 	r->events = (unsigned)k->aio_buf;
 	r->carried = 0;
 	r->fd = fd;
+	r->fd_programs = programs;
 	if (fd >= 0)
 		aioreap_fd_identify(fd, &r->fd_id);
-	r->resfd = resfd;
-	if (resfd >= 0)
-		aioreap_fd_identify_eventfd(resfd, &r->resfd_id);
 	aioreap_rec_hash_insert(r);
 	return r;
 }
@@ -263,7 +256,7 @@ static int arm_error(int err)
 }
 
 /* Under the lock: arm r, or complete it with ready if that is not 0.
- * -errno if neither: r is freed, its descriptors the caller's again. */
+ * -errno if neither: r is freed, its descriptor the caller's again. */
 static int arm_or_complete(struct poll_rec *r, unsigned ready)
 {
 	int ret;
@@ -272,23 +265,29 @@ static int arm_or_complete(struct poll_rec *r, unsigned ready)
 	if (!r->res) {
 		rec_set(r, REC_ARMED);
 		ret = aioreap_helper_arm(r);
-		if (ret == 0)
+		if (ret == 0 && (ret = aioreap_thread_ensure()) == 0)
 			return 0;	/* the helper completes it */
+		if (ret == -EAGAIN || ret == -ENOMEM) {
+			/* No helper could start: not armed after all. */
+			aioreap_helper_disarm(r);
+			aioreap_rec_free(r);
+			return -EAGAIN;
+		}
 		/* EPERM: no poll method, always readable and writable. */
 		r->res = r->events & (POLLIN | POLLOUT |
 				      POLLRDNORM | POLLWRNORM);
 		if (ret != -EPERM || !r->res) {
-			r->fd = -1;		/* never armed: the caller */
-			r->resfd = -1;		/* closes both */
+			r->fd = -1;	/* never armed: the caller closes it */
 			aioreap_rec_free(r);
 			return arm_error(ret);
 		}
 	}
 	/* Complete at once; fd (-1 if never duplicated) is not armed. */
 	rec_set(r, REC_FIRED);
-	if (r->fd >= 0)
+	if (r->fd >= 0 && !r->fd_programs)
 		sys_close(r->fd);
 	r->fd = -1;
+	r->fd_programs = 0;
 	aioreap_helper_complete(r);
 	return 0;
 }
@@ -323,7 +322,7 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 	struct kernel_iocb k;
 	struct poll_rec *r;
 	sigset_t old;
-	int fd = -1, resfd, ret;
+	int fd = -1, programs = 0, ret;
 	unsigned ready;
 
 	memcpy(&k, cb, sizeof(k));
@@ -332,42 +331,45 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 	/* The checks the kernel makes before it looks up any descriptor. */
 	if (k.aio_reserved2 || (int64_t)k.aio_nbytes < 0)
 		return -EINVAL;
-	if ((ret = lookup_fds(&k, &resfd)) < 0)
+	if ((ret = lookup_fds(&k)) < 0)
 		return ret;
 	/* The kernel stores KIOCB_KEY (0) here, or answers EFAULT. */
 	if ((ret = store_key(cb, how & KEY_UNWRITTEN)) < 0)
-		goto drop;
+		return ret;
 	/* The poll's own fields: checked after the lookups. */
-	ret = -EINVAL;
 	if (!poll_fields_ok(&k))
-		goto drop;
+		return -EINVAL;
 	/* Ready now: completed inside io_submit, with no duplicate. */
 	ready = ready_now((int)k.aio_fildes, (unsigned)k.aio_buf);
-	if (ready & POLLNVAL) {
-		ret = -EBADF;	/* closed since check_fd: as if before it */
-		goto drop;
-	}
+	if (ready & POLLNVAL)
+		return -EBADF;	/* closed since check_fd: as if before it */
 	if (!ready && (ret = check_waitable((int)k.aio_fildes)) < 0)
-		goto drop;
-	if (!ready && (fd = take_fd((int)k.aio_fildes)) < 0) {
-		ret = fd;	/* closed meanwhile (EBADF), or EMFILE */
-		goto drop;
+		return ret;
+	if (!ready) {
+		fd = take_fd((int)k.aio_fildes);
+		/* No number left for a duplicate: arm the program's own
+		 * descriptor rather than fail a poll the kernel would take. */
+		if (fd == -EMFILE) {
+			fd = (int)k.aio_fildes;
+			programs = 1;
+		} else if (fd < 0) {
+			return fd;	/* closed meanwhile (EBADF) */
+		}
 	}
 
 	note_used();
 	aioreap_pe_enter(&old);
-	r = admit_locked(ctx, cb, &k, fd, resfd, &ret);
+	r = admit_locked(ctx, cb, &k, fd, programs, &ret);
 	if (r)
 		ret = arm_or_complete(r, ready);
 	aioreap_pe_leave(&old);
 	if (ret == 0)
-		return 0;	/* the record owns the descriptors now */
-drop:			/* what was taken (either may be -1) */
-	if (resfd >= 0)
-		sys_close(resfd);
-	if (fd >= 0)
+		return 0;	/* the record owns the descriptor now */
+	if (fd >= 0 && !programs)
 		sys_close(fd);
-	return ret;
+	/* The library's own descriptors could not be had (its set, its
+	 * doorbell file): resources, as io_submit says for its own. */
+	return ret == -EMFILE || ret == -ENFILE ? -EAGAIN : ret;
 }
 
 /* nr as the kernel would clamp it: to the ring's size. */
@@ -505,6 +507,7 @@ int aioreap_poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios,
 long aioreap_poll_emul_translate(struct io_event *ev, long n)
 {
 	long i, out = 0;
+	int pushed = 0;
 
 	for (i = 0; i < n; i++) {
 		struct poll_rec *r;
@@ -537,11 +540,16 @@ long aioreap_poll_emul_translate(struct io_event *ev, long n)
 			ev[out].res2 = 0;
 			out++;
 			aioreap_rec_recycle_push(r);
+			pushed = 1;
 		}
 		/* Else the context was destroyed meanwhile and the poll with
 		 * it: drop the event, as the kernel drops a destroyed
 		 * context's (an event with no iocb crashes io_queue_run). */
 	}
+	/* Free them now (a descriptor of ours may still be open for one),
+	 * unless the lock's holder will as it leaves. */
+	if (pushed)
+		aioreap_pe_try_recycle();
 	return out;
 }
 

@@ -29,14 +29,20 @@ struct poll_rec {
 	uint32_t idx;		/* position in the record store */
 	uint32_t gen;		/* bumped at each reuse: stale tokens miss */
 	int fd;			/* our duplicate of the polled fd, or -1 */
-	int resfd;		/* our duplicate of the RESFD eventfd, or -1 */
-	struct fd_id fd_id, resfd_id;	/* what fd and resfd named */
+	int fd_programs;	/* 1: fd is the program's own (no number was
+				 * left for a duplicate); never closed */
+	struct fd_id fd_id;	/* what fd named */
 	unsigned events;	/* the POLL* bits asked for */
 	unsigned long res;	/* the mask the completion reports */
 	io_context_t ctx;
 	struct iocb *user;	/* the application's iocb */
 	int user_fd;		/* its aio_fildes as submitted */
-	int user_resfd;		/* its RESFD eventfd, or -1 */
+	/* Its RESFD eventfd, or -1.  The doorbell names the program's own
+	 * descriptor, which the kernel resolves when it is rung: a
+	 * duplicate of ours would be one more descriptor that a program's
+	 * clean-up could take away, and the kernel holds no reference to
+	 * the eventfd before then either way. */
+	int user_resfd;
 	int carried;		/* 1: carry is in the kernel (poll_carry.c) */
 	/* The poll the kernel carries for a carried record: its event's
 	 * obj is this address, its data the record's token. */
@@ -46,6 +52,10 @@ struct poll_rec {
 	struct poll_rec *qnext;	/* backlog or free list */
 	struct poll_rec *rnext;	/* recycle list */
 };
+
+/* Records in REC_ARMED (under the lock): the helper thread has work
+ * while there are any. */
+extern hidden unsigned long aioreap_rec_armed;
 
 static inline unsigned rec_state(struct poll_rec *r)
 {
@@ -59,6 +69,7 @@ static inline unsigned rec_state(struct poll_rec *r)
  * must see the record's fields; other states are read under the lock. */
 static inline void rec_set(struct poll_rec *r, unsigned state)
 {
+	aioreap_rec_armed += (state == REC_ARMED) - (rec_state(r) == REC_ARMED);
 	atomic_store_explicit(&r->tag, (uint64_t)r->gen << 32 | state,
 			      memory_order_release);
 }
@@ -69,9 +80,12 @@ static inline int rec_move(struct poll_rec *r, unsigned from, unsigned to)
 {
 	uint64_t want = (uint64_t)r->gen << 32 | from;
 
-	return atomic_compare_exchange_strong_explicit(
-		&r->tag, &want, (uint64_t)r->gen << 32 | to,
-		memory_order_relaxed, memory_order_relaxed);
+	if (!atomic_compare_exchange_strong_explicit(
+		    &r->tag, &want, (uint64_t)r->gen << 32 | to,
+		    memory_order_relaxed, memory_order_relaxed))
+		return 0;
+	aioreap_rec_armed += (to == REC_ARMED) - (from == REC_ARMED);
+	return 1;
 }
 
 /* The store: under the lock unless said.  The record a token names: at

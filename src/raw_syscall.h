@@ -15,6 +15,7 @@
 #define LIBAIO_RAW_SYSCALL_H
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -514,6 +515,35 @@ static inline long sys_mmap0(size_t len, int prot, int flags, int fd)
 #else
 	return raw_syscall6(SYS_mmap, 0, (long)len, prot, flags, fd, 0);
 #endif
+}
+
+static inline long sys_mprotect(void *addr, size_t len, int prot)
+{
+	return raw_syscall3(SYS_mprotect, addr, len, prot);
+}
+
+/*
+ * A thread of the process that the C library does not know (the poll
+ * helper, poll_helper.c): it shares memory, descriptors and signal
+ * handlers, keeps the creator's thread pointer, and runs fn on the stack
+ * below stack_top.  *tid is set before fn runs and cleared by the kernel
+ * (with a futex wake) once the thread is gone.  The C library's clone
+ * wrapper does what only assembly can (fn on the new stack, then the
+ * exit system call).  The thread id, or -errno; errno kept.
+ */
+static inline long sys_clone_thread(int (*fn)(void *), void *stack_top,
+				    void *arg, int *tid)
+{
+	int saved = errno;
+	long ret = clone(fn, stack_top,
+			 CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+			 CLONE_THREAD | CLONE_SYSVSEM | CLONE_PARENT_SETTID |
+			 CLONE_CHILD_CLEARTID, arg, tid, NULL, tid);
+
+	if (ret < 0)
+		ret = -errno;
+	errno = saved;
+	return ret;
 }
 
 /* epoll_pwait with no mask: the one epoll wait every architecture has. */

@@ -194,7 +194,7 @@ int test_mode_disables(const char *feature)
  * call from a 64-bit process) get other_abi.
  */
 static int seccomp_filter(const long *nrs, int n, unsigned in_list,
-			  unsigned others, unsigned other_abi)
+			  unsigned others, unsigned other_abi, int tsync)
 {
 #ifdef TEST_AUDIT_ARCH
 	struct sock_filter f[4 + 32 + 2];
@@ -220,6 +220,9 @@ static int seccomp_filter(const long *nrs, int n, unsigned in_list,
 	prog.filter = f;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return -1;
+	if (tsync)	/* every thread of the process, as it is now */
+		return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			       SECCOMP_FILTER_FLAG_TSYNC, &prog) == 0 ? 0 : -1;
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0 ? 0 : -1;
 #else
 	(void)nrs;
@@ -227,6 +230,7 @@ static int seccomp_filter(const long *nrs, int n, unsigned in_list,
 	(void)in_list;
 	(void)others;
 	(void)other_abi;
+	(void)tsync;
 	return -1;
 #endif
 }
@@ -265,7 +269,13 @@ int test_seccomp_setup_eagain(unsigned nr)
 int test_seccomp_errno(const long *nrs, int n, int err)
 {
 	return seccomp_filter(nrs, n, SECCOMP_RET_ERRNO | (err & SECCOMP_RET_DATA),
-			      SECCOMP_RET_ALLOW, SECCOMP_RET_ALLOW);
+			      SECCOMP_RET_ALLOW, SECCOMP_RET_ALLOW, 0);
+}
+
+int test_seccomp_kill_in_every_thread(const long *nrs, int n)
+{
+	return seccomp_filter(nrs, n, SECCOMP_RET_KILL_PROCESS,
+			      SECCOMP_RET_ALLOW, SECCOMP_RET_ALLOW, 1);
 }
 
 int test_seccomp_no_aio(int err)
@@ -289,7 +299,7 @@ int test_seccomp_no_aio(int err)
 int test_seccomp_allow_only(const long *nrs, int n)
 {
 	return seccomp_filter(nrs, n, SECCOMP_RET_ALLOW,
-			      SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_KILL_PROCESS);
+			      SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_KILL_PROCESS, 0);
 }
 
 int test_install_seccomp(const char *what)

@@ -50,6 +50,11 @@ int test_seccomp_errno(const long *nrs, int n, int err);
  * included, goes through.  For the rest of the process. */
 int test_seccomp_setup_eagain(unsigned nr);
 
+/* seccomp: each system call in nrs[0..n-1] (n <= 32) of this ABI kills
+ * the whole process with SIGSYS, whichever thread makes it; installed in
+ * every thread of the process (TSYNC). */
+int test_seccomp_kill_in_every_thread(const long *nrs, int n);
+
 /* seccomp: allow only the system calls in nrs[0..n-1] (n <= 32) of this
  * ABI; any other call kills the whole process with SIGSYS.  Filters
  * stack: one installed earlier still applies. */

@@ -17,13 +17,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
 #include "test-common.h"
 
 #define GUARD_S 20		/* hang guard for every wait */
+
+/* ThreadSanitizer's runtime must see every thread, so under it the
+ * library's helper is an ordinary thread (which keeps the process alive
+ * while a poll is armed), and the runtime runs a thread of its own. */
+#if defined(__SANITIZE_THREAD__)
+# define UNDER_TSAN 1
+#elif defined(__has_feature)
+# if __has_feature(thread_sanitizer)
+#  define UNDER_TSAN 1
+# endif
+#endif
+#ifndef UNDER_TSAN
+# define UNDER_TSAN 0
+#endif
 #define FD_SEEN 1024		/* descriptors compared below this */
 
 /* Does the kernel carry refused polls in this mode (no helper thread)? */
@@ -315,6 +332,500 @@ START_TEST(the_standard_descriptors_stay_free)
 }
 END_TEST
 
+/* Wait (up to the guard) until the process has want threads; the count. */
+static int threads_settle_to(int want)
+{
+	int i, n = threads_now();
+
+	for (i = 0; n != want && i < GUARD_S * 100; i++) {
+		usleep(10000);
+		n = threads_now();
+	}
+	return n;
+}
+
+/*
+ * The helper thread, where there is one (kernels without aio poll), exists
+ * only while a poll is armed: once the poll completes, is cancelled or its
+ * context destroyed, the process is back to its own threads.  Where the
+ * kernel carries the poll there is never an extra thread.
+ */
+START_TEST(the_helper_leaves_when_no_poll_is_armed)
+{
+	io_context_t ctx = new_ctx(8);
+	struct iocb cb, *p = &cb;
+	struct io_event ev;
+	int m, sl, round, base = threads_now();
+	int extra = kernel_carries() ? 0 : 1;
+
+	open_pty(&m, &sl);
+	for (round = 0; round < 3; round++) {
+		io_prep_poll(&cb, m, POLLIN);
+		ck_assert_int_eq(io_submit(ctx, 1, &p), 1);
+		ck_assert_int_eq(threads_now(), base + extra);
+		if (round == 0) {	/* completes */
+			char c;
+
+			ck_assert_int_eq(write(sl, "x", 1), 1);
+			ev = wait_one(ctx);
+			ck_assert_int_eq(read(m, &c, 1), 1);
+		} else if (round == 1) {	/* cancelled */
+			ck_assert_int_eq(io_cancel(ctx, &cb, &ev), -EINPROGRESS);
+			ev = wait_one(ctx);
+		} else {		/* its context destroyed */
+			ck_assert_int_eq(io_destroy(ctx), 0);
+		}
+		ck_assert_msg(threads_settle_to(base) == base,
+			      "round %d: %d threads, %d before the poll",
+			      round, threads_now(), base);
+	}
+	close(m);
+	close(sl);
+}
+END_TEST
+
+/* Context switches of task tid so far (voluntary and not). */
+static long task_switches(const char *tid)
+{
+	char path[64], line[128];
+	long n = 0, v;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%s/status", tid);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "voluntary_ctxt_switches: %ld", &v) == 1 ||
+		    sscanf(line, "nonvoluntary_ctxt_switches: %ld", &v) == 1)
+			n += v;
+	fclose(f);
+	return n;
+}
+
+/* The id of a task that is not in known (a list of ids), or 0. */
+static long new_task(const long *known, int nknown)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	long found = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) && !found) {
+		long t = atol(e->d_name);
+		int i;
+
+		for (i = 0; t && i < nknown && known[i] != t; i++)
+			;
+		if (t && i == nknown)
+			found = t;
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * While a poll waits, the helper sleeps: no periodic wake-up, which a
+ * sandbox would see as system calls and a laptop as power.  Looked at
+ * over a second and a half of idle (what matters is that the count does
+ * not move at all, however long the look).
+ */
+START_TEST(the_helper_sleeps_while_a_poll_waits)
+{
+	io_context_t ctx = new_ctx(8);
+	struct iocb cb, *p = &cb;
+	long before[64], helper;
+	char name[32];
+	int m, sl, n = 0;
+	DIR *d;
+	struct dirent *e;
+
+	if (kernel_carries())
+		return;		/* no helper at all: the first test */
+	open_pty(&m, &sl);
+	d = opendir("/proc/self/task");
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d)) && n < 64)
+		if (atol(e->d_name))
+			before[n++] = atol(e->d_name);
+	closedir(d);
+	io_prep_poll(&cb, m, POLLIN);
+	ck_assert_int_eq(io_submit(ctx, 1, &p), 1);
+	helper = new_task(before, n);
+	ck_assert_msg(helper != 0, "no helper task while a poll is armed");
+	snprintf(name, sizeof(name), "%ld", helper);
+	{
+		long s0, s1;
+
+		usleep(200000);		/* let it reach its wait */
+		s0 = task_switches(name);
+		usleep(1500000);
+		s1 = task_switches(name);
+		ck_assert_msg(s1 == s0, "the idle helper woke %ld times",
+			      s1 - s0);
+	}
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	close(m);
+	close(sl);
+}
+END_TEST
+
+/* --- the process's end ------------------------------------------------ */
+
+static int end_pipe[2] = { -1, -1 };	/* the child's report to the test */
+static io_context_t end_ctx;
+static int end_m, end_sl;
+static volatile sig_atomic_t end_handled;
+
+static void end_handler(int sig)
+{
+	(void)sig;
+	end_handled = 1;
+}
+
+/* atexit: runs in whichever thread ends the process.  Reports 'H' if a
+ * raised signal ran its handler here and 'R' if the poll could be
+ * reaped, one byte each, else '-'. */
+static void end_report(void)
+{
+	struct timespec guard = { GUARD_S, 0 };
+	struct io_event ev;
+	char r[2];
+
+	raise(SIGUSR1);
+	r[0] = end_handled ? 'H' : '-';
+	r[1] = write(end_sl, "x", 1) == 1 &&
+	       io_getevents(end_ctx, 1, 1, &ev, &guard) == 1 ? 'R' : '-';
+	if (write(end_pipe[1], r, 2) != 2)
+		_exit(3);
+}
+
+static void *last_thread(void *arg)
+{
+	(void)arg;
+	usleep(50000);		/* after the main thread's exit */
+	return NULL;
+}
+
+static void *exits_at_once(void *arg)
+{
+	pthread_exit(arg);
+}
+
+enum end_case { END_PLAIN, END_NO_DESCRIPTOR_LEFT, END_RING_FULL };
+
+/*
+ * The child of the process-end tests: a poll armed (served by the
+ * library), then the main thread ends with pthread_exit and the last
+ * thread returns.  The process must end by itself, with status 0, as
+ * with a kernel poll, running its atexit handler in a program thread.
+ */
+static void end_child(enum end_case how)
+{
+	struct sigaction sa;
+	struct iocb cb, fill, *p;
+	pthread_t t;
+	int i;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = end_handler;
+	if (sigaction(SIGUSR1, &sa, NULL) || io_setup(1, &end_ctx))
+		_exit(2);
+	end_m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (end_m < 0 || grantpt(end_m) || unlockpt(end_m) ||
+	    (end_sl = open(ptsname(end_m), O_RDWR | O_NOCTTY)) < 0)
+		_exit(2);
+	if (how == END_RING_FULL) {
+		/* Completions nobody reaps fill the ring: reads done
+		 * inside io_submit, until it answers EAGAIN. */
+		static char byte;
+		int zero = open("/dev/zero", O_RDONLY | O_CLOEXEC);
+
+		if (zero < 0)
+			_exit(2);
+		for (i = 0; i < 4096; i++) {
+			io_prep_pread(&fill, zero, &byte, 1, 0);
+			p = &fill;
+			if (io_submit(end_ctx, 1, &p) != 1)
+				break;
+		}
+		if (i == 4096)
+			_exit(2);
+	}
+	io_prep_poll(&cb, end_m, POLLIN);
+	p = &cb;
+	if (how == END_RING_FULL) {
+		/* Armed, and fired into a full ring (or refused for it,
+		 * as the kernel may): something waits either way. */
+		io_submit(end_ctx, 1, &p);
+		if (write(end_sl, "y", 1) != 1)
+			_exit(2);
+	} else if (io_submit(end_ctx, 1, &p) != 1 || atexit(end_report)) {
+		_exit(2);
+	}
+	if (how == END_NO_DESCRIPTOR_LEFT) {
+		/* pthread_exit loads the unwinder on first use, which
+		 * takes a descriptor: load it while there is one. */
+		if (pthread_create(&t, NULL, exits_at_once, NULL) ||
+		    pthread_join(t, NULL))
+			_exit(2);
+		while (dup(end_m) >= 0)
+			;
+	}
+	if (pthread_create(&t, NULL, last_thread, NULL))
+		_exit(2);
+	pthread_exit(NULL);
+}
+
+static void expect_process_ends(enum end_case how)
+{
+	struct timespec guard = { GUARD_S, 0 }, step = { 0, 10000000 };
+	char report[2] = { 0, 0 };
+	int status = -1, waited;
+	pid_t pid;
+
+	if (UNDER_TSAN && !kernel_carries())
+		return;		/* a pthread helper there: see UNDER_TSAN */
+	ck_assert_int_eq(pipe(end_pipe), 0);
+	fflush(NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(end_pipe[0]);
+		end_child(how);
+	}
+	close(end_pipe[1]);
+	for (waited = 0; waited < guard.tv_sec * 100; waited++) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			break;
+		nanosleep(&step, NULL);
+	}
+	if (waited == guard.tv_sec * 100) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		ck_abort_msg("case %d: the process did not end by itself", how);
+	}
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "case %d: status %#x", how, status);
+	if (how != END_RING_FULL) {
+		ck_assert_int_eq(read(end_pipe[0], report, 2), 2);
+		ck_assert_msg(report[0] == 'H',
+			      "the atexit handler ran with signals blocked");
+		ck_assert_msg(report[1] == 'R',
+			      "the atexit handler could not reap the poll");
+	}
+	close(end_pipe[0]);
+}
+
+START_TEST(the_process_ends_with_its_last_thread)
+{
+	expect_process_ends(END_PLAIN);
+	expect_process_ends(END_NO_DESCRIPTOR_LEFT);
+	expect_process_ends(END_RING_FULL);
+}
+END_TEST
+
+/* The child of a_sandbox_that_kills_openat_spares_the_process. */
+static int sandbox_child(void)
+{
+	static const long deadly[] = {
+#ifdef SYS_openat
+		SYS_openat,
+#endif
+#ifdef SYS_open
+		SYS_open,
+#endif
+	};
+	struct timespec guard = { GUARD_S, 0 };
+	io_context_t ctx = NULL;
+	struct iocb cb, *p = &cb;
+	struct io_event ev;
+	int m, sl;
+
+	m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (m < 0 || grantpt(m) || unlockpt(m))
+		return 2;
+	sl = open(ptsname(m), O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (sl < 0 || io_setup(8, &ctx))
+		return 2;
+	io_prep_poll(&cb, m, POLLIN);
+	if (io_submit(ctx, 1, &p) != 1)
+		return 3;
+	if (test_seccomp_kill_in_every_thread(
+		    deadly, (int)(sizeof(deadly) / sizeof(deadly[0]))) != 0)
+		return 77;
+	sleep(2);		/* what the program does: nothing */
+	if (write(sl, "x", 1) != 1 || io_getevents(ctx, 1, 1, &ev, &guard) != 1 ||
+	    ev.obj != &cb)
+		return 4;
+	return 0;
+}
+
+/*
+ * A program that sandboxes itself once set up, with a filter that kills
+ * the process on openat, must survive its armed polls: the library makes
+ * no system call the program did not ask for while it waits.
+ */
+START_TEST(a_sandbox_that_kills_openat_spares_the_process)
+{
+	int status;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(sandbox_child());
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 77)
+		return;		/* no seccomp here: nothing to show */
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "status %#x (a signal: killed by the filter)", status);
+}
+END_TEST
+
+/* A pipe's poll reports as the kernel's does for a pipe turning
+ * readable: POLLIN|POLLRDNORM, in every mode. */
+START_TEST(a_pipe_poll_reports_as_the_kernel)
+{
+	io_context_t ctx = new_ctx(8);
+	struct iocb cb, *p = &cb;
+	struct io_event ev;
+	int q[2];
+
+	ck_assert_int_eq(pipe(q), 0);
+	io_prep_poll(&cb, q[0], POLLIN);
+	ck_assert_int_eq(io_submit(ctx, 1, &p), 1);
+	ck_assert_int_eq(write(q[1], "x", 1), 1);
+	ev = wait_one(ctx);
+	ck_assert_ptr_eq(ev.obj, &cb);
+	ck_assert_uint_eq(ev.res, POLLIN | POLLRDNORM);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	close(q[0]);
+	close(q[1]);
+}
+END_TEST
+
+/* The child of polls_at_the_descriptor_limit: 0 or the failed step. */
+static int limit_child(void)
+{
+	struct timespec guard = { GUARD_S, 0 };
+	io_context_t ctx = NULL;
+	struct iocb warm, cb, pt, *p;
+	struct io_event ev;
+	int q[2], m, sl, ret;
+
+	m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (m < 0 || grantpt(m) || unlockpt(m) || pipe(q) ||
+	    (sl = open(ptsname(m), O_RDWR | O_NOCTTY)) < 0 || io_setup(8, &ctx))
+		return 2;
+	/* The library's own descriptors, where it keeps any, exist. */
+	io_prep_poll(&warm, m, POLLIN);
+	p = &warm;
+	if (io_submit(ctx, 1, &p) != 1)
+		return 3;
+	while (dup(q[0]) >= 0)
+		;
+	if (errno != EMFILE)
+		return 4;
+	/* A pipe: the kernel takes it, so must the library. */
+	io_prep_poll(&cb, q[0], POLLIN);
+	p = &cb;
+	ret = io_submit(ctx, 1, &p);
+	if (ret != 1)
+		return 10 + (ret < 0 ? -ret : 0) % 80;
+	/* A second pty poll: served through the helper's set, or refused
+	 * with EINVAL where the kernel carries it (no set can be made). */
+	io_prep_poll(&pt, m, POLLIN);
+	p = &pt;
+	ret = io_submit(ctx, 1, &p);
+	if (ret != 1 && !(ret == -EINVAL && !test_mode_disables("poll")))
+		return 5;
+	if (write(q[1], "x", 1) != 1 || io_getevents(ctx, 1, 1, &ev, &guard) != 1 ||
+	    ev.obj != &cb)
+		return 6;
+	return io_destroy(ctx) == 0 ? 0 : 7;
+}
+
+/* At RLIMIT_NOFILE a poll of a file the kernel polls itself is never
+ * refused with EMFILE, which io_submit does not answer for a poll. */
+START_TEST(polls_at_the_descriptor_limit)
+{
+	int status;
+	pid_t pid = fork();
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(limit_child());
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "child failed at step %d", WEXITSTATUS(status));
+}
+END_TEST
+
+/* What a program's clean-up does to descriptors it did not open. */
+enum cleanup { CLOSE_THEM, DUP2_OVER_THEM, CLEAR_CLOEXEC };
+
+/*
+ * A program cleans up descriptors it does not know while a poll with a
+ * RESFD eventfd is armed: closes them, dup2s its own pipe over them, or
+ * clears their close-on-exec flag.  The polled descriptor and the
+ * eventfd are the program's and stay open, so the poll must complete as
+ * usual and signal the eventfd.
+ */
+static void cleanup_keeps_the_poll(enum cleanup how)
+{
+	unsigned char before[FD_SEEN];
+	io_context_t ctx = new_ctx(8);
+	struct iocb cb, *p = &cb;
+	struct io_event ev;
+	uint64_t count = 0;
+	int m, sl, efd, fd, q[2];
+
+	open_pty(&m, &sl);
+	efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ck_assert_int_ge(efd, 0);
+	ck_assert_int_eq(pipe2(q, O_CLOEXEC), 0);
+	fds_snapshot(before);
+	io_prep_poll(&cb, m, POLLIN);
+	io_set_eventfd(&cb, efd);
+	ck_assert_int_eq(io_submit(ctx, 1, &p), 1);
+	for (fd = 3; fd < FD_SEEN; fd++) {
+		if (before[fd] || fcntl(fd, F_GETFD) < 0)
+			continue;
+		if (how == CLOSE_THEM)
+			close(fd);
+		else if (how == DUP2_OVER_THEM)
+			ck_assert_int_eq(dup2(q[0], fd), fd);
+		else
+			ck_assert_int_eq(fcntl(fd, F_SETFD, 0), 0);
+	}
+	ck_assert_int_eq(write(sl, "x", 1), 1);
+	ev = wait_one(ctx);
+	ck_assert_ptr_eq(ev.obj, &cb);
+	ck_assert_msg(ev.res & POLLIN, "case %d: res %#lx", how, ev.res);
+	ck_assert_int_eq(read(efd, &count, sizeof(count)), sizeof(count));
+	ck_assert_uint_eq(count, 1);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	/* The program's own descriptors were left alone. */
+	for (fd = 3; fd < FD_SEEN; fd++)
+		if (before[fd])
+			ck_assert_msg(fcntl(fd, F_GETFD) >= 0, "fd %d closed", fd);
+	for (fd = 3; fd < FD_SEEN; fd++)
+		if (!before[fd] && fcntl(fd, F_GETFD) >= 0 && how != CLOSE_THEM)
+			close(fd);
+	close(q[0]);
+	close(q[1]);
+	close(efd);
+	close(m);
+	close(sl);
+}
+
+START_TEST(clean_ups_of_library_descriptors_keep_polls)
+{
+	cleanup_keeps_the_poll(CLOSE_THEM);
+	cleanup_keeps_the_poll(DUP2_OVER_THEM);
+	cleanup_keeps_the_poll(CLEAR_CLOEXEC);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("poll-life");
@@ -326,6 +837,13 @@ Suite *test_suite(void)
 	tcase_add_test(t, closing_the_polled_descriptor_keeps_the_poll);
 	tcase_add_test(t, destroy_and_fork_leave_nothing_behind);
 	tcase_add_test(t, the_standard_descriptors_stay_free);
+	tcase_add_test(t, the_helper_leaves_when_no_poll_is_armed);
+	tcase_add_test(t, the_helper_sleeps_while_a_poll_waits);
+	tcase_add_test(t, the_process_ends_with_its_last_thread);
+	tcase_add_test(t, a_sandbox_that_kills_openat_spares_the_process);
+	tcase_add_test(t, a_pipe_poll_reports_as_the_kernel);
+	tcase_add_test(t, polls_at_the_descriptor_limit);
+	tcase_add_test(t, clean_ups_of_library_descriptors_keep_polls);
 	suite_add_tcase(s, t);
 	return s;
 }
