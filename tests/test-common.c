@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "test-common.h"
@@ -312,4 +313,28 @@ int test_install_seccomp(const char *what)
 	if (strcmp(what, "pgetevents") != 0)
 		return -1;
 	return test_seccomp_errno(pget, 2, ENOSYS);
+}
+
+void test_expect_child(pid_t pid, const char *test, const char *why)
+{
+	pid_t got;
+	int st, i;
+
+	/* Bounded: a child that never ends is killed and fails the test. */
+	for (i = 0; (got = waitpid(pid, &st, WNOHANG)) == 0 &&
+		    i < TEST_CHILD_S * 100; i++)
+		usleep(10000);
+	if (got == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		ck_abort_msg("the child did not end within %d s", TEST_CHILD_S);
+	}
+	ck_assert_int_eq(got, pid);
+	ck_assert_msg(WIFEXITED(st), "child died of signal %d", WTERMSIG(st));
+	if (WEXITSTATUS(st) == 77) {
+		fprintf(stderr, "%s: skipped: %s\n", test, why);
+		return;
+	}
+	ck_assert_msg(WEXITSTATUS(st) == 0, "child failed at step %d",
+		      WEXITSTATUS(st));
 }

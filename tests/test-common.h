@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <libaio.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Provided by each area file. */
 Suite *test_suite(void);
@@ -72,6 +73,12 @@ int test_under_valgrind(void);
  * leaves the child its own SIGALRM handler, which would kill it with a
  * bare "signal 9"; this one says what happened and aborts. */
 void test_hang_guard(const char *test, unsigned seconds);
+
+/* Wait for a child that exits 0 (passed), 77 (cannot run here: say why
+ * and skip) or the number of the step that failed; one that has not
+ * ended after TEST_CHILD_S seconds is killed and fails the test. */
+#define TEST_CHILD_S 40
+void test_expect_child(pid_t pid, const char *test, const char *why);
 
 /* The mode the suite runs in, from LIBAIO_DISABLE / LIBAIO_TEST_SECCOMP. */
 int test_mode_disables(const char *feature);

@@ -1674,31 +1674,6 @@ START_TEST(ready_or_refused_polls_keep_the_programs_record_locks)
 }
 END_TEST
 
-/* Wait for a child that exits 0 (passed), 77 (cannot run here: say why
- * and skip) or the number of the step that failed. */
-static void expect_child_passed(pid_t pid, const char *test, const char *why)
-{
-	pid_t got;
-	int st, i;
-
-	/* Bounded: a child that never ends is killed and fails the test. */
-	for (i = 0; (got = waitpid(pid, &st, WNOHANG)) == 0 &&
-		    i < GUARD_S * 200; i++)
-		usleep(10000);
-	if (got == 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-		ck_abort_msg("the child did not end within %d s", GUARD_S * 2);
-	}
-	ck_assert_int_eq(got, pid);
-	ck_assert_msg(WIFEXITED(st), "child died of signal %d", WTERMSIG(st));
-	if (WEXITSTATUS(st) == 77) {
-		fprintf(stderr, "%s: skipped: %s\n", test, why);
-		return;
-	}
-	ck_assert_msg(WEXITSTATUS(st) == 0, "child failed at step %d",
-		      WEXITSTATUS(st));
-}
 
 /* The child of polls_work_when_process_vm_calls_are_refused: 0, or the
  * step that went wrong. */
@@ -1745,7 +1720,7 @@ START_TEST(polls_work_when_process_vm_calls_are_refused)
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0)
 		_exit(refused_vm_calls_child());
-	expect_child_passed(pid, "polls_work_when_process_vm_calls_are_refused",
+	test_expect_child(pid, "polls_work_when_process_vm_calls_are_refused",
 			    "no seccomp filter here");
 }
 END_TEST
@@ -1874,7 +1849,7 @@ START_TEST(polls_work_without_statx_or_kcmp)
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0)
 		_exit(without_statx_or_kcmp_child());
-	expect_child_passed(pid, "polls_work_without_statx_or_kcmp",
+	test_expect_child(pid, "polls_work_without_statx_or_kcmp",
 			    "no seccomp filter here");
 }
 END_TEST
@@ -1950,7 +1925,7 @@ START_TEST(read_only_poll_after_the_main_thread_exits_gets_efault)
 			_exit(4);
 		pthread_exit(NULL);
 	}
-	expect_child_passed(pid,
+	test_expect_child(pid,
 			    "read_only_poll_after_the_main_thread_exits_gets_efault",
 			    "no /proc here");
 }
@@ -2090,7 +2065,7 @@ START_TEST(polls_work_after_the_main_thread_exits)
 			_exit(9);
 		pthread_exit(NULL);
 	}
-	expect_child_passed(pid, "polls_work_after_the_main_thread_exits",
+	test_expect_child(pid, "polls_work_after_the_main_thread_exits",
 			    "no /proc or no pty here");
 }
 END_TEST
