@@ -507,7 +507,6 @@ int aioreap_poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios,
 long aioreap_poll_emul_translate(struct io_event *ev, long n)
 {
 	long i, out = 0;
-	int pushed = 0;
 
 	for (i = 0; i < n; i++) {
 		struct poll_rec *r;
@@ -539,17 +538,15 @@ long aioreap_poll_emul_translate(struct io_event *ev, long n)
 			ev[out].res = res;
 			ev[out].res2 = 0;
 			out++;
+			/* No descriptor of ours is left on a record
+			 * whose event is out: the next lock holder frees
+			 * it, and no system call is added here. */
 			aioreap_rec_recycle_push(r);
-			pushed = 1;
 		}
 		/* Else the context was destroyed meanwhile and the poll with
 		 * it: drop the event, as the kernel drops a destroyed
 		 * context's (an event with no iocb crashes io_queue_run). */
 	}
-	/* Free them now (a descriptor of ours may still be open for one),
-	 * unless the lock's holder will as it leaves. */
-	if (pushed)
-		aioreap_pe_try_recycle();
 	return out;
 }
 

@@ -23,9 +23,6 @@
  */
 void aioreap_pe_enter(sigset_t *old);
 void aioreap_pe_leave(const sigset_t *old);
-/* A reaper that claimed records: recycle them now if the lock is free
- * (no lock needed; async-signal-safe). */
-void aioreap_pe_try_recycle(void);
 /* Under the lock: a helper serves the set (0), or -errno. */
 int aioreap_thread_ensure(void);
 /* fork: prepare (lock held) and the child's side. */

@@ -110,15 +110,6 @@ helper_code static void lock(void)
 	}
 }
 
-helper_code static int trylock(void)
-{
-	int c = 0;
-
-	/* Acquire: as in lock. */
-	return atomic_compare_exchange_strong_explicit(
-		&lock_word, &c, 1, memory_order_acquire, memory_order_relaxed);
-}
-
 helper_code static void unlock(void)
 {
 	/* Release: the next holder sees what this one wrote. */
@@ -309,24 +300,6 @@ void aioreap_pe_leave(const sigset_t *old)
 	settle();
 	unlock();
 	pthread_sigmask(SIG_SETMASK, old, NULL);
-}
-
-void aioreap_pe_try_recycle(void)
-{
-	sigset_t all, old;
-
-	/* Relaxed: a holder recycles as it leaves, so a busy lock needs
-	 * nothing from us, and a stale 0 only costs the attempt. */
-	if (atomic_load_explicit(&lock_word, memory_order_relaxed))
-		return;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	if (trylock()) {
-		recycle();
-		settle();
-		unlock();
-	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 /* --- fork ---------------------------------------------------------------- */
