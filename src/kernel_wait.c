@@ -22,6 +22,7 @@
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include "feature_flags.h"
 #include "kernel_wait.h"
@@ -122,8 +123,16 @@ struct ksigset {
  */
 static long read_timeout(const struct wait_spec *w, long long *ns)
 {
+	union {
+		struct timespec t;
+#if __SIZEOF_LONG__ == 4
+		struct timespec_time64 t64;
+#endif
+	} u;
+	size_t size = sizeof(u.t);
+	struct iovec local = { &u, 0 }, remote = { (void *)w->ts, 0 };
 	long long sec;
-	long nsec;
+	long nsec, got;
 
 	if (!w->ts) {
 		*ns = NO_TIMEOUT;
@@ -132,18 +141,27 @@ static long read_timeout(const struct wait_spec *w, long long *ns)
 	if (obviously_bad_pointer(w->ts))
 		return -EFAULT;
 #if __SIZEOF_LONG__ == 4
+	if (w->ts64)
+		size = sizeof(u.t64);
+#endif
+	/* Read as the kernel reads it: EFAULT, not a crash, for memory that
+	 * is not readable.  Where a seccomp filter refuses the checked read,
+	 * a plain one. */
+	local.iov_len = remote.iov_len = size;
+	got = sys_vm_read(&local, &remote);
+	if (got == -EFAULT || (got >= 0 && got != (long)size))
+		return -EFAULT;
+	if (got < 0)
+		memcpy(&u, w->ts, size);
+#if __SIZEOF_LONG__ == 4
 	if (w->ts64) {
-		const struct timespec_time64 *u = w->ts;
-
-		sec = u->tv_sec;
-		nsec = u->tv_nsec;
+		sec = u.t64.tv_sec;
+		nsec = u.t64.tv_nsec;
 	} else
 #endif
 	{
-		const struct timespec *u = w->ts;
-
-		sec = u->tv_sec;
-		nsec = u->tv_nsec;
+		sec = u.t.tv_sec;
+		nsec = u.t.tv_nsec;
 	}
 	if (sec >= KTIME_SEC_MAX) {
 		*ns = NO_TIMEOUT;

@@ -567,6 +567,15 @@ static inline long sys_vm_write(const struct iovec *local,
 			    SC_ARG(local), 1, SC_ARG(remote), 1, 0);
 }
 
+/* process_vm_readv on the calling thread: a read of memory the kernel
+ * checks (-EFAULT where it is not readable), as the store above. */
+static inline long sys_vm_read(const struct iovec *local,
+			       const struct iovec *remote)
+{
+	return raw_syscall6(SYS_process_vm_readv, sys_gettid(),
+			    SC_ARG(local), 1, SC_ARG(remote), 1, 0);
+}
+
 /* ppoll with a zero timeout (a check, never a wait); its timespec is two
  * __kernel_long_t, as for the futex call above. */
 static inline long sys_ppoll_now(void *fds, unsigned n)
