@@ -60,7 +60,7 @@ static int set_of_one(int fd, unsigned events)
 	if (ep < 0)
 		return ep == -ENOMEM ? -EAGAIN : -EINVAL;
 	memset(&ev, 0, sizeof(ev));
-	ev.events = poll_bits_translate(events, 1);
+	ev.events = poll_bits_translate(poll_bits_woken_by(events), 1);
 	ret = sys_epoll_ctl((int)ep, EPOLL_CTL_ADD, fd, &ev);
 	if (ret == 0)
 		return (int)ep;
@@ -79,7 +79,10 @@ static void prep_carry(struct poll_rec *r, const struct kernel_iocb *k,
 	r->carry.aio_lio_opcode = IO_CMD_POLL;
 	r->carry.aio_reqprio = k->aio_reqprio;
 	r->carry.aio_fildes = (uint32_t)set;
-	r->carry.aio_buf = k->aio_buf;
+	/* An epoll set reports only POLLIN (a file in it is ready), and
+	 * wakes its waiters with that key: the set's poll asks for it,
+	 * whatever the program asked of the file (r->events). */
+	r->carry.aio_buf = POLLIN;
 	r->carry.aio_flags = k->aio_flags;
 	r->carry.aio_resfd = k->aio_resfd;
 }

@@ -301,6 +301,49 @@ static void in_child(int (*fn)(void), const char *test, const char *why)
 	test_expect_child(pid, test, why);
 }
 
+/*
+ * A served poll completes for whatever it asks: POLLOUT once a full pty
+ * drains, POLLHUP (asked or not: always reported) once the other end
+ * closes, as the kernel's own polls do.
+ */
+START_TEST(served_polls_complete_for_every_event)
+{
+	io_context_t ctx = new_ctx(8);
+	struct iocb cb, *p = &cb;
+	struct io_event ev;
+	static char buf[65536];
+	int m, sl, flags;
+	ssize_t n;
+
+	open_pty(&m, &sl);
+	/* Fill the master's output until it would block. */
+	flags = fcntl(m, F_GETFL);
+	ck_assert_int_eq(fcntl(m, F_SETFL, flags | O_NONBLOCK), 0);
+	while (write(m, buf, sizeof(buf)) > 0)
+		;
+	ck_assert_int_eq(errno, EAGAIN);
+	io_prep_poll(&cb, m, POLLOUT);
+	ck_assert_int_eq(io_submit(ctx, 1, &p), 1);
+	ck_assert_int_eq(fcntl(sl, F_SETFL, fcntl(sl, F_GETFL) | O_NONBLOCK), 0);
+	do
+		n = read(sl, buf, sizeof(buf));
+	while (n > 0);
+	ev = wait_one(ctx);
+	ck_assert_ptr_eq(ev.obj, &cb);
+	ck_assert_msg(ev.res & POLLOUT, "res %#lx", ev.res);
+
+	/* Hang-up, asked for with a mask that has no POLLIN. */
+	io_prep_poll(&cb, m, POLLPRI);
+	ck_assert_int_eq(io_submit(ctx, 1, &p), 1);
+	ck_assert_int_eq(close(sl), 0);
+	ev = wait_one(ctx);
+	ck_assert_ptr_eq(ev.obj, &cb);
+	ck_assert_msg(ev.res & POLLHUP, "res %#lx", ev.res);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	close(m);
+}
+END_TEST
+
 /* The child of the_standard_descriptors_stay_free: 0, or the step that
  * failed.  Check's output is not touched: 1 and 2 are closed. */
 static int stdio_child(void)
@@ -830,6 +873,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, cancel_answers_as_for_a_native_poll);
 	tcase_add_test(t, closing_the_polled_descriptor_keeps_the_poll);
 	tcase_add_test(t, destroy_and_fork_leave_nothing_behind);
+	tcase_add_test(t, served_polls_complete_for_every_event);
 	tcase_add_test(t, the_standard_descriptors_stay_free);
 	tcase_add_test(t, the_helper_leaves_when_no_poll_is_armed);
 	tcase_add_test(t, the_helper_sleeps_while_a_poll_waits);
