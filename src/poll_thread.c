@@ -14,11 +14,15 @@
  *    submission).  The helper moves RUNNING -> NONE, under the lock, when
  *    it finds neither, and returns; a program thread that leaves nothing
  *    armed wakes it through the set's pipe so that it finds out.
- *  - gen: the generation of the set (poll_helper.c) the helper serves.
- *    When a program thread had to replace the set (the program closed the
- *    library's descriptors), the helper may sleep on the old one where
- *    nothing can wake it: a new helper starts for the new set, and the
- *    old one leaves, touching nothing, whenever it wakes.
+ *  - id: which helper is the current one; any other leaves, touching
+ *    nothing, whenever it wakes.  A new one starts (and the old one is
+ *    woken if it can be) when a program thread had to replace the set
+ *    (the program closed the library's descriptors, and the helper may
+ *    sleep on the old set where nothing can wake it), and when the
+ *    program's user or group ids are no longer those the helper started
+ *    with (setuid and its kin reach only the C library's threads).
+ *  - gen: the generation of the set (poll_helper.c) the helper serves;
+ *    uid, gid: the ids it runs with.
  *  - slot: each helper's stack and the kernel's word for its thread id,
  *    which the kernel clears when the thread is gone; only then may a
  *    later helper take that stack.
@@ -32,16 +36,19 @@
  * kernel poll keeps no process alive.  The helper blocks every signal,
  * makes only raw system calls and runs only helper_code functions (it
  * shares its creator's thread pointer, so it must not read thread-local
- * storage).  Under ThreadSanitizer, whose runtime must see every thread,
+ * storage), and gives up every capability first: it needs none, and it
+ * may hold ids the program has given up until the program's next call.  Under ThreadSanitizer, whose runtime must see every thread,
  * it is a pthread instead, and the process then does not end by itself
  * while a poll is armed.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <string.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -79,8 +86,13 @@ struct helper_slot {
 
 static struct {
 	enum helper_state state;
+	/* Written under the lock; read by helpers without it as well
+	 * (relaxed: a stale value only delays a leave to the next look). */
+	_Atomic unsigned id;
 	unsigned gen;
+	unsigned uid[3], gid[3];
 	struct helper_slot slot[STACK_SLOTS];
+	struct helper_slot *current;	/* the current helper's, if any */
 	_Atomic int started;	/* pthread builds: fork waits for it */
 } life;
 
@@ -108,6 +120,31 @@ helper_code static void lock(void)
 		c = atomic_exchange_explicit(&lock_word, 2,
 					     memory_order_acquire);
 	}
+}
+
+/* The lock for helper my_id: 1 once held, 0 (not held) when a newer
+ * helper is current and this one must leave. */
+helper_code static int helper_lock(unsigned my_id)
+{
+	int c = 0;
+
+	/* Acquire: as in lock. */
+	if (!atomic_compare_exchange_strong_explicit(&lock_word, &c, 1,
+						     memory_order_acquire,
+						     memory_order_relaxed)) {
+		if (c != 2)
+			c = atomic_exchange_explicit(&lock_word, 2,
+						     memory_order_acquire);
+		while (c != 0) {
+			if (atomic_load_explicit(&life.id,
+						 memory_order_relaxed) != my_id)
+				return 0;
+			sys_futex_wait((int *)&lock_word, 2);
+			c = atomic_exchange_explicit(&lock_word, 2,
+						     memory_order_acquire);
+		}
+	}
+	return 1;
 }
 
 helper_code static void unlock(void)
@@ -152,23 +189,25 @@ helper_code static int helper_main(void *arg)
 	static const unsigned long all[KERNEL_SIGSET_SIZE /
 				       sizeof(unsigned long)] = { ~0ul };
 	struct epoll_event ev[64];
-	unsigned my_gen = (unsigned)(uintptr_t)arg;
+	unsigned my_id = (unsigned)(uintptr_t)arg;
 	long n = 0;
 
 	sys_sigprocmask(SIG_SETMASK, all, NULL);
+	sys_drop_capabilities();
 	/* Release: a fork may now go on (aioreap_thread_fork_prepare). */
 	atomic_store_explicit(&life.started, 1, memory_order_release);
 	sys_futex_wake((int *)&life.started, 1);
 	for (;;) {
 		int fd, ms;
 
-		lock();
-		if (my_gen != life.gen)
-			break;		/* a newer helper serves a newer set */
+		if (!helper_lock(my_id))
+			return 0;	/* a newer helper serves */
+		if (my_id != life.id)
+			break;
 		/* A lost set is replaced here, and this helper serves the
 		 * new one. */
 		aioreap_helper_check();
-		my_gen = life.gen = aioreap_helper_set_gen();
+		life.gen = aioreap_helper_set_gen();
 		aioreap_helper_handle(ev, n);
 		recycle();
 		aioreap_helper_flush();
@@ -184,6 +223,9 @@ helper_code static int helper_main(void *arg)
 			nap(RETRY_MS);
 		else if ((n = sys_epoll_wait(fd, ev, 64, ms)) < 0)
 			n = 0;	/* EBADF: the check above finds out */
+		if (atomic_load_explicit(&life.id, memory_order_relaxed) !=
+		    my_id)
+			return 0;	/* retired while it slept */
 	}
 	unlock();
 	return 0;
@@ -196,7 +238,7 @@ static void *helper_pthread_main(void *arg)
 	return NULL;
 }
 
-static int helper_start(unsigned gen)
+static int helper_start(unsigned id)
 {
 	pthread_attr_t attr;
 	pthread_t t;
@@ -206,7 +248,7 @@ static int helper_start(unsigned gen)
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	err = pthread_create(&t, &attr, helper_pthread_main,
-			     (void *)(uintptr_t)gen);
+			     (void *)(uintptr_t)id);
 	pthread_attr_destroy(&attr);
 	errno = saved;
 	return -err;
@@ -240,7 +282,7 @@ static struct helper_slot *free_slot(void)
 	return NULL;
 }
 
-static int helper_start(unsigned gen)
+static int helper_start(unsigned id)
 {
 	struct helper_slot *s = free_slot();
 	long ret;
@@ -249,25 +291,71 @@ static int helper_start(unsigned gen)
 		return -EAGAIN;
 	atomic_store_explicit(&life.started, 0, memory_order_relaxed);
 	ret = sys_clone_thread(helper_main, s->stack + STACK_SIZE,
-			       (void *)(uintptr_t)gen, (int *)&s->tid);
-	return ret < 0 ? (int)ret : 0;
+			       (void *)(uintptr_t)id, (int *)&s->tid);
+	if (ret < 0)
+		return (int)ret;
+	life.current = s;
+	return 0;
+}
+
+/*
+ * The current helper, which serves the current set (so the set's pipe
+ * wakes it, the only thread waiting there), is to leave before another
+ * starts: it may hold ids the program has since given up.  Under the
+ * lock: the helper sees the new id without it, wherever it waits.
+ */
+static void retire_current(void)
+{
+	struct helper_slot *s = life.current;
+	int t;
+
+	atomic_store_explicit(&life.id, life.id + 1, memory_order_relaxed);
+	life.state = HELPER_NONE;
+	aioreap_helper_kick();
+	sys_futex_wake((int *)&lock_word, INT_MAX);
+	/* Acquire: the kernel's clearing of the id comes after the
+	 * thread's last use of its stack. */
+	while (s && (t = atomic_load_explicit(&s->tid, memory_order_acquire)))
+		sys_futex_wait_shared((int *)&s->tid, t);
 }
 #endif
 
+/* The calling thread's ids; 1 if they are the helper's. */
+static int ids_now(unsigned uid[3], unsigned gid[3])
+{
+	sys_getresuid(uid);
+	sys_getresgid(gid);
+	return !memcmp(uid, life.uid, sizeof(life.uid)) &&
+	       !memcmp(gid, life.gid, sizeof(life.gid));
+}
+
 int aioreap_thread_ensure(void)
 {
-	unsigned gen = aioreap_helper_set_gen();
-	int ret;
+	unsigned gen = aioreap_helper_set_gen(), uid[3], gid[3];
+	int same = ids_now(uid, gid), ret;
 
-	if (life.state == HELPER_RUNNING && life.gen == gen)
+	if (life.state == HELPER_RUNNING && life.gen == gen && same)
 		return 0;
+#if !HELPER_IS_PTHREAD
+	/* The program changed ids (a pthread helper follows such changes
+	 * with the C library's other threads). */
+	if (life.state == HELPER_RUNNING && life.gen == gen)
+		retire_current();
+#endif
+	if (life.state == HELPER_RUNNING)
+		aioreap_helper_kick();	/* the old one leaves, if it wakes */
 	/* Called with every signal blocked (the lock's rule), which the
 	 * helper inherits until it blocks them all itself. */
-	ret = helper_start(gen);
+	/* The new id first: the new helper looks at it from its start, and
+	 * any older one leaves on seeing it. */
+	atomic_store_explicit(&life.id, life.id + 1, memory_order_relaxed);
+	ret = helper_start(life.id);
 	if (ret < 0)
 		return ret;
 	life.state = HELPER_RUNNING;
 	life.gen = gen;
+	memcpy(life.uid, uid, sizeof(uid));
+	memcpy(life.gid, gid, sizeof(gid));
 	return 0;
 }
 
@@ -320,6 +408,7 @@ void aioreap_thread_reset_in_child(void)
 	unsigned i;
 
 	life.state = HELPER_NONE;
+	life.current = NULL;
 	for (i = 0; i < STACK_SLOTS; i++)
 		atomic_store_explicit(&life.slot[i].tid, 0,
 				      memory_order_relaxed);

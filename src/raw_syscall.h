@@ -19,11 +19,13 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/posix_types.h>
 
 #include "compiler.h"
@@ -365,6 +367,13 @@ static inline long sys_futex_wait_for(int *addr, int val,
 #endif
 }
 
+/* FUTEX_WAIT on a word the kernel wakes with a shared FUTEX_WAKE (a
+ * thread id it clears at the thread's exit). */
+static inline long sys_futex_wait_shared(int *addr, int val)
+{
+	return raw_syscall4(SYS_futex, addr, 0 /* FUTEX_WAIT */, val, NULL);
+}
+
 static inline long sys_futex_wake(int *addr, int n)
 {
 	return raw_syscall3(SYS_futex, addr, 129 /* FUTEX_WAKE_PRIVATE */, n);
@@ -515,6 +524,36 @@ static inline long sys_mmap0(size_t len, int prot, int flags, int fd)
 #else
 	return raw_syscall6(SYS_mmap, 0, (long)len, prot, flags, fd, 0);
 #endif
+}
+
+/* The calling thread's real, effective and saved ids (the 32-bit calls
+ * where a 16-bit one has the plain name). */
+static inline long sys_getresuid(unsigned ids[3])
+{
+#ifdef SYS_getresuid32
+	return raw_syscall3(SYS_getresuid32, &ids[0], &ids[1], &ids[2]);
+#else
+	return raw_syscall3(SYS_getresuid, &ids[0], &ids[1], &ids[2]);
+#endif
+}
+
+static inline long sys_getresgid(unsigned ids[3])
+{
+#ifdef SYS_getresgid32
+	return raw_syscall3(SYS_getresgid32, &ids[0], &ids[1], &ids[2]);
+#else
+	return raw_syscall3(SYS_getresgid, &ids[0], &ids[1], &ids[2]);
+#endif
+}
+
+/* Give up every capability of the calling thread, for good. */
+static inline long sys_drop_capabilities(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3];
+
+	memset(none, 0, sizeof(none));
+	return raw_syscall2(SYS_capset, &h, none);
 }
 
 static inline long sys_mprotect(void *addr, size_t len, int prot)

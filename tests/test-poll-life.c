@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <grp.h>
 #include <sys/eventfd.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -522,6 +523,101 @@ START_TEST(the_helper_sleeps_while_a_poll_waits)
 }
 END_TEST
 
+/* Every task of the process: 1 if each has uid (real, effective and
+ * saved) want and, besides the calling thread, no effective capability. */
+static int tasks_have(unsigned want)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int ok = d != NULL;
+	long self = syscall(SYS_gettid);
+
+	while (ok && (e = readdir(d))) {
+		char path[320], line[128];
+		unsigned r, ef, sv;
+		unsigned long long cap = 0;
+		FILE *f;
+
+		if (!atol(e->d_name))
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/status",
+			 e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;	/* gone meanwhile */
+		while (fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "Uid: %u %u %u", &r, &ef, &sv) == 3 &&
+			    (r != want || ef != want || sv != want))
+				ok = 0;
+			if (sscanf(line, "CapEff: %llx", &cap) == 1 && cap &&
+			    atol(e->d_name) != self && want == 0)
+				ok = 0;
+		}
+		fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return ok;
+}
+
+/* The child of dropped_ids_reach_the_helper: 0, 77, or the failed step. */
+static int ids_child(void)
+{
+	struct timespec guard = { GUARD_S, 0 };
+	io_context_t ctx = NULL;
+	struct iocb a, b, *p;
+	struct io_event ev[2];
+	int m, sl, got = 0, n;
+
+	if (geteuid() != 0)
+		return 77;
+	m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (m < 0 || grantpt(m) || unlockpt(m) ||
+	    (sl = open(ptsname(m), O_RDWR | O_NOCTTY)) < 0 || io_setup(8, &ctx))
+		return 2;
+	io_prep_poll(&a, m, POLLIN);
+	p = &a;
+	if (io_submit(ctx, 1, &p) != 1)
+		return 3;
+	/* Root, but a helper (where there is one) holds no capability:
+	 * it gives them up as it starts, so look until it has. */
+	for (n = 0; !tasks_have(0); n++) {
+		if (n == GUARD_S * 100)
+			return 4;
+		usleep(10000);
+	}
+	if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+	    setresuid(65534, 65534, 65534))
+		return 5;
+	/* The program's next call into the library: no task may keep
+	 * the ids the program gave up. */
+	io_prep_poll(&b, m, POLLIN);
+	p = &b;
+	if (io_submit(ctx, 1, &p) != 1)
+		return 6;
+	for (n = 0; !tasks_have(65534); n++) {
+		if (n == GUARD_S * 100)
+			return 7;
+		usleep(10000);
+	}
+	if (write(sl, "x", 1) != 1)
+		return 8;
+	while (got < 2 && (n = io_getevents(ctx, 1, 2 - got, ev, &guard)) > 0)
+		got += n;
+	return got == 2 ? 0 : 9;
+}
+
+/*
+ * A daemon that drops root after arming its polls: setuid and its kin
+ * reach only the C library's threads, so the library's helper (no such
+ * thread) must not keep root: it holds no capability from its start, and
+ * gives way to one with the program's new ids at the program's next call.
+ */
+START_TEST(dropped_ids_reach_the_helper)
+{
+	in_child(ids_child, "dropped_ids_reach_the_helper", "not run as root");
+}
+END_TEST
+
 /* --- the process's end ------------------------------------------------ */
 
 static int end_pipe[2] = { -1, -1 };	/* the child's report to the test */
@@ -878,6 +974,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, the_helper_leaves_when_no_poll_is_armed);
 	tcase_add_test(t, the_helper_sleeps_while_a_poll_waits);
 	tcase_add_test(t, the_process_ends_with_its_last_thread);
+	tcase_add_test(t, dropped_ids_reach_the_helper);
 	tcase_add_test(t, a_sandbox_that_kills_openat_spares_the_process);
 	tcase_add_test(t, a_pipe_poll_reports_as_the_kernel);
 	tcase_add_test(t, polls_at_the_descriptor_limit);
