@@ -136,3 +136,19 @@ helper_code int aioreap_fd_in_epoll(int epfd, int fd)
 		return -1;
 	return r == 0;
 }
+
+/*
+ * fd moved above 2 (close-on-exec), or -errno with fd closed.  A daemon
+ * that closed its standard descriptors opens /dev/null next and expects
+ * 0, 1 and 2: none of them may be the library's, even for a while.
+ */
+helper_code long aioreap_fd_above_stdio(long fd)
+{
+	long moved;
+
+	if (fd < 0 || fd > 2)
+		return fd;
+	moved = sys_fcntl((int)fd, F_DUPFD_CLOEXEC, 3);
+	sys_close((int)fd);
+	return moved == -EINVAL ? -EMFILE : moved;	/* EINVAL: limit <= 3 */
+}

@@ -18,6 +18,8 @@ void aioreap_fd_identify(int fd, struct fd_id *id);
 int aioreap_fd_is(int fd, const struct fd_id *id);
 /* Does fd (the program's, so of any flags) name the file id recorded? */
 int aioreap_fd_names(int fd, const struct fd_id *id);
+/* fd moved above 2 (close-on-exec), or -errno with fd closed. */
+long aioreap_fd_above_stdio(long fd);
 /* fd's file type (the S_IFMT bits of its mode), 0 if it cannot be had. */
 unsigned aioreap_fd_type(int fd);
 /* Does fd name an eventfd?  1 also when /proc cannot tell. */

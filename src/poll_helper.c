@@ -162,22 +162,6 @@ helper_code static void prep_bell(struct iocb *b, struct poll_rec *r)
 	memcpy(b, &k, sizeof(k));
 }
 
-/*
- * fd moved above 2 (close-on-exec), or -errno with fd closed.  A daemon
- * that closed its standard descriptors opens /dev/null next and expects
- * 0, 1 and 2: none of them may be the library's, even for a while.
- */
-helper_code static long above_stdio(long fd)
-{
-	long moved;
-
-	if (fd < 0 || fd > 2)
-		return fd;
-	moved = sys_fcntl((int)fd, F_DUPFD_CLOEXEC, 3);
-	sys_close((int)fd);
-	return moved == -EINVAL ? -EMFILE : moved;	/* EINVAL: limit <= 3 */
-}
-
 /* The doorbell file: a memfd (its inode is unique), or /dev/zero. */
 helper_code static int bell_ensure(void)
 {
@@ -189,7 +173,7 @@ helper_code static int bell_ensure(void)
 	fd = sys_memfd_create("libaio-doorbell", MFD_CLOEXEC);
 	if (fd < 0)
 		fd = sys_openat(AT_FDCWD, "/dev/zero", O_RDONLY | O_CLOEXEC);
-	fd = above_stdio(fd);
+	fd = aioreap_fd_above_stdio(fd);
 	if (fd < 0)
 		return (int)fd;
 	bellfd = (int)fd;
@@ -457,7 +441,7 @@ helper_code unsigned aioreap_helper_set_gen(void)
 /* The epoll set and its wake-up pipe (both ends non-blocking). */
 helper_code static int set_create(void)
 {
-	long e = above_stdio(sys_epoll_create1(EPOLL_CLOEXEC)), r;
+	long e = aioreap_fd_above_stdio(sys_epoll_create1(EPOLL_CLOEXEC)), r;
 	struct epoll_event ev;
 	int p[2];
 
@@ -465,7 +449,7 @@ helper_code static int set_create(void)
 		return (int)e;
 	r = sys_pipe2(p, O_CLOEXEC | O_NONBLOCK);
 	if (r == 0) {
-		long wr = above_stdio(p[1]), rd = above_stdio(p[0]);
+		long wr = aioreap_fd_above_stdio(p[1]), rd = aioreap_fd_above_stdio(p[0]);
 
 		if (wr < 0 || rd < 0) {
 			if (wr >= 0)
