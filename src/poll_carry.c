@@ -36,6 +36,7 @@
 #include <sys/epoll.h>
 
 #include "compiler.h"
+#include "fd_id.h"
 #include "poll_bits.h"
 #include "poll_carry.h"
 #include "poll_emul.h"
@@ -55,9 +56,10 @@ static _Atomic int carry_refused;
 static int set_of_one(int fd, unsigned events)
 {
 	struct epoll_event ev;
-	long ep = sys_epoll_create1(EPOLL_CLOEXEC), ret;
+	long ep = aioreap_fd_above_stdio(sys_epoll_create1(EPOLL_CLOEXEC)),
+	     ret;
 
-	if (ep < 0)
+	if (ep < 0)		/* EMFILE, or ENOMEM */
 		return ep == -ENOMEM ? -EAGAIN : -EINVAL;
 	memset(&ev, 0, sizeof(ev));
 	ev.events = poll_bits_translate(poll_bits_woken_by(events), 1);
