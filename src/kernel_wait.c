@@ -169,7 +169,9 @@ static long read_timeout(const struct wait_spec *w, long long *ns)
 	}
 	sec = (long long)((unsigned long long)sec * NS_PER_S +
 			  (unsigned long long)(long long)nsec);
-	*ns = sec > 0 ? sec : 0;
+	/* A total below zero is no timeout at all for the kernel (it
+	 * waits until events or a signal: measured on 6.18). */
+	*ns = sec >= 0 ? sec : NO_TIMEOUT;
 	return 0;
 }
 
@@ -233,14 +235,26 @@ static int open_pending(const struct ksigset *open)
  * thread that has it unblocked between the look and the mask change (the
  * call then says -EINTR with no handler run here); one the program
  * ignores is held pending while blocked, so it ends the call with -EINTR
- * where the kernel would have discarded it; and the timeout is counted in
- * slices, each of which can overrun by the thread's timer slack (50 us by
- * default), so a long wait lasts up to 0.5% longer than asked.
+ * where the kernel would have discarded it; and the last slice may end
+ * later than the timeout by the scheduler's delay, as any wait does.
  */
+/* CLOCK_MONOTONIC in nanoseconds (the C library's, through the vDSO
+ * where there is one: no system call, and it cannot fail). */
+static long long now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (long long)t.tv_sec * NS_PER_S + t.tv_nsec;
+}
+
 static long emulate_sliced(io_context_t ctx, long min_nr, long nr,
 			   struct io_event *ev, const struct ksigset *open,
 			   const sigset_t *mask, long long left, int ts64)
 {
+	/* The timeout ends at a time, not after a count of slices, each of
+	 * which may wake late on a busy machine. */
+	long long end = left == NO_TIMEOUT ? 0 : now_ns() + left;
 	long got = 0, r = 0;
 	int waited = 0;
 
@@ -272,8 +286,11 @@ static long emulate_sliced(io_context_t ctx, long min_nr, long nr,
 		if (r < 0)
 			return got ? got : r;
 		got += r;
-		if (left != NO_TIMEOUT)
-			left -= step;
+		if (left != NO_TIMEOUT) {
+			left = end - now_ns();
+			if (left < 0)
+				left = 0;
+		}
 	}
 }
 

@@ -171,12 +171,13 @@ struct waiter {
 	_Atomic int done;
 	int ret;
 	int blocked_after;
+	struct timespec ts;
 };
 
 static void *waiter_main(void *arg)
 {
 	struct waiter *w = arg;
-	struct timespec ts = { GUARD_S, 0 };
+	struct timespec ts = w->ts;
 	struct io_event ev;
 	sigset_t m;
 
@@ -189,7 +190,7 @@ static void *waiter_main(void *arg)
 	return NULL;
 }
 
-static void signal_during_wait(int sa_flags)
+static void signal_during_wait(int sa_flags, struct timespec ts)
 {
 	struct waiter w;
 	pthread_t t;
@@ -197,6 +198,7 @@ static void signal_during_wait(int sa_flags)
 
 	install(sa_flags);
 	memset(&w, 0, sizeof(w));
+	w.ts = ts;
 	w.ctx = new_ctx();
 	ck_assert_int_eq(pthread_create(&t, NULL, waiter_main, &w), 0);
 	while (!w.tid)
@@ -215,13 +217,22 @@ static void signal_during_wait(int sa_flags)
 
 START_TEST(signal_during_wait_gives_eintr)
 {
-	signal_during_wait(0);
+	signal_during_wait(0, (struct timespec){ GUARD_S, 0 });
 }
 END_TEST
 
 START_TEST(signal_during_wait_gives_eintr_even_with_restart)
 {
-	signal_during_wait(SA_RESTART);
+	signal_during_wait(SA_RESTART, (struct timespec){ GUARD_S, 0 });
+}
+END_TEST
+
+/* A timeout below zero, in whole or in part, is no timeout for the
+ * kernel: the call waits until the signal, as with no timeout at all. */
+START_TEST(a_negative_timeout_waits_as_none)
+{
+	signal_during_wait(0, (struct timespec){ -1, 0 });
+	signal_during_wait(0, (struct timespec){ 0, -1 });
 }
 END_TEST
 
@@ -463,6 +474,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, sigset_size_is_translated);
 	tcase_add_test(t, signal_during_wait_gives_eintr);
 	tcase_add_test(t, signal_during_wait_gives_eintr_even_with_restart);
+	tcase_add_test(t, a_negative_timeout_waits_as_none);
 	tcase_add_test(t, no_lost_wakeup_under_stress);
 	tcase_add_test(t, pending_signal_opened_by_the_mask);
 	tcase_add_test(t, pending_signal_with_min_nr_zero);
