@@ -38,10 +38,12 @@ struct poll_rec {
 	struct iocb *user;	/* the application's iocb */
 	int user_fd;		/* its aio_fildes as submitted */
 	/* Its RESFD eventfd, or -1.  The doorbell names the program's own
-	 * descriptor, which the kernel resolves when it is rung: a
-	 * duplicate of ours would be one more descriptor that a program's
-	 * clean-up could take away, and the kernel holds no reference to
-	 * the eventfd before then either way. */
+	 * descriptor, which the kernel resolves when it is rung.  A kernel
+	 * poll takes its reference at submission, so an eventfd the program
+	 * closes (or whose number it reuses) while the poll waits is still
+	 * the one signalled there, and not here (io_prep_poll(3)); holding a
+	 * duplicate instead would need telling ours from the program's after
+	 * its clean-ups, which only /proc can do for an eventfd. */
 	int user_resfd;
 	int carried;		/* 1: carry is in the kernel (poll_carry.c) */
 	/* The poll the kernel carries for a carried record: its event's

@@ -75,7 +75,7 @@
 /* Each helper's stack (sanitizer builds need the room), and how many
  * helpers may be in flight: one serving, the rest leaving. */
 #define STACK_SIZE	(256 * 1024)
-#define STACK_SLOTS	4
+#define STACK_SLOTS	16
 
 enum helper_state { HELPER_NONE, HELPER_RUNNING };
 
