@@ -68,6 +68,24 @@ int test_under_valgrind(void);
  * bare "signal 9"; this one says what happened and aborts. */
 void test_hang_guard(const char *test, unsigned seconds);
 
+/*
+ * Single-stepping (x86's trap flag): call(arg) runs one instruction at a
+ * time, and before each of its instructions after the first, a SIGTRAP
+ * handler calls at(step, arg) with step = 1, 2, ...: a deterministic
+ * "signal handler interrupting here", for every place at once.  Returns
+ * how many steps there were; -1 where there is no trap flag (not x86, or
+ * a CPU emulator such as valgrind that ignores it).
+ */
+long test_single_step(void (*call)(void *), void (*at)(unsigned long, void *),
+		      void *arg);
+/* From inside at(): run nested(arg), itself one instruction at a time,
+ * and give it up (siglongjmp out of the trap handler) when it starts a
+ * futex wait, or after limit instructions.  Returns 1 if it returned, 0
+ * if it was given up: it was waiting, e.g. for a lock that the
+ * interrupted code holds.  Only for nested calls that hold nothing while
+ * they wait. */
+int test_step_nested(void (*nested)(void *), void *arg, unsigned long limit);
+
 /* The mode the suite runs in, from LIBAIO_DISABLE / LIBAIO_TEST_SECCOMP. */
 int test_mode_disables(const char *feature);
 
