@@ -267,7 +267,10 @@ static inline __attribute__((always_inline)) int
 take_many(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 	  const void *ts, size_t n, int pget)
 {
-	struct ctx_entry *e = registry_home(ctx);
+	/* The home slot: the fast path found ctx there and holds its lock,
+	 * so the key needs no second look. */
+	struct ctx_entry *e =
+		&aioreap_registry_table[registry_slot((uintptr_t)ctx)];
 	struct ring_pos p = {
 		(struct aio_ring *)ctx, e->nr,
 		atomic_load_explicit(&e->head_seen, memory_order_relaxed), n
