@@ -30,7 +30,25 @@ int test_under_valgrind(void)
 #endif
 }
 
-#if defined(__x86_64__) || defined(__i386__)
+#if defined(__has_feature)
+# if __has_feature(thread_sanitizer)
+#  define BUILT_WITH_TSAN 1
+# endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+# define BUILT_WITH_TSAN 1
+#endif
+
+int test_no_trap_flag(void)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(BUILT_WITH_TSAN)
+	return test_under_valgrind();
+#else
+	return 1;
+#endif
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(BUILT_WITH_TSAN)
 #define TRAP_FLAG 0x100u
 
 /* 1: stepping the outer call; 2: stepping a nested one; 0: neither. */

@@ -78,6 +78,10 @@ void test_hang_guard(const char *test, unsigned seconds);
  */
 long test_single_step(void (*call)(void *), void (*at)(unsigned long, void *),
 		      void *arg);
+/* Why test_single_step may answer -1: not x86, a CPU emulator (valgrind)
+ * or ThreadSanitizer, whose signal handling lets a trap-flag SIGTRAP kill
+ * the process.  Nonzero where -1 is expected. */
+int test_no_trap_flag(void);
 /* From inside at(): run nested(arg), itself one instruction at a time,
  * and give it up (siglongjmp out of the trap handler) when it starts a
  * futex wait, or after limit instructions.  Returns 1 if it returned, 0
