@@ -168,7 +168,8 @@ static long ring_part(struct ctx_entry *e, uintptr_t key, long min_nr,
 	for (;;) {
 		if (!reap_excl_try(e, key))
 			return -1;
-		look = ring_peek(e, proved ? (long)proved : nr, &p);
+		look = ring_peek(e, (struct aio_ring *)key,
+				 proved ? (long)proved : nr, &p);
 		if (look != RING_READY || (long)p.n < min_nr ||
 		    (need_one && p.n == 0)) {
 			release_after(e, look);
@@ -176,7 +177,7 @@ static long ring_part(struct ctx_entry *e, uintptr_t key, long min_nr,
 		}
 		if (proved || events_fit_first(ev, p.n))
 			break;
-		/* Past the first slot's page: let go, prove what this reap
+		/* Past the first byte's page: let go, prove what this reap
 		 * would take, and look again for at most that many. */
 		proved = p.n;
 		reap_excl_release(e);
@@ -254,7 +255,7 @@ pgetevents_slow(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 
 /*
  * The fast path's copy of more than one event, with the lock held and n
- * events seen, all in the first slot's page: memcpy is the quickest copy,
+ * events seen, all in the page of the array's first byte: memcpy is the quickest copy,
  * but a call on the fast path itself would cost every call a stack frame,
  * so this is reached by a tail call (one function per entry point, as a
  * seventh argument would not pass in registers).  The look found head
@@ -266,7 +267,10 @@ static inline __attribute__((always_inline)) int
 take_many(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 	  const void *ts, size_t n, int pget)
 {
-	struct ctx_entry *e = registry_home(ctx);
+	/* The home slot: the fast path found ctx there and holds its lock,
+	 * so the key needs no second look. */
+	struct ctx_entry *e =
+		&aioreap_registry_table[registry_slot((uintptr_t)ctx)];
 	struct ring_pos p = {
 		(struct aio_ring *)ctx, e->nr,
 		atomic_load_explicit(&e->head_seen, memory_order_relaxed), n
@@ -316,7 +320,7 @@ static inline int reaps_need_core(void)
  * common case: arguments the kernel would accept, no signal mask, a
  * context in its home registry slot whose lock is free, at least min_nr
  * events already in the ring, all within the page of the events array's
- * first slot (event_array.h), and neither poll emulation nor valgrind to
+ * first byte (event_array.h), and neither poll emulation nor valgrind to
  * tell.
  * Anything else goes to aioreap_getevents_core (through getevents_slow or
  * pgetevents_slow) having taken nothing.  The two flags are read again
@@ -344,7 +348,7 @@ fast_getevents(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 	events_touch_first(ev);
 	if (unlikely(reap_excl_try_once(e, (uintptr_t)ctx) != EXCL_TAKEN))
 		goto slow;
-	look = ring_peek(e, nr, &p);
+	look = ring_peek(e, (struct aio_ring *)ctx, nr, &p);
 	if (unlikely(look != RING_READY) || unlikely((long)p.n < min_nr) ||
 	    unlikely(reaps_need_core()) ||
 	    unlikely(!events_fit_first(ev, p.n))) {

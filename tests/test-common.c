@@ -4,6 +4,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/ucontext.h>
 #include <unistd.h>
 
 #include "test-common.h"
@@ -28,6 +30,147 @@ int test_under_valgrind(void)
 	return 0;
 #endif
 }
+
+#if defined(__has_feature)
+# if __has_feature(thread_sanitizer)
+#  define BUILT_WITH_TSAN 1
+# endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+# define BUILT_WITH_TSAN 1
+#endif
+
+int test_no_trap_flag(void)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(BUILT_WITH_TSAN)
+	return test_under_valgrind();
+#else
+	return 1;
+#endif
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(BUILT_WITH_TSAN)
+#define TRAP_FLAG 0x100u
+
+/* 1: stepping the outer call; 2: stepping a nested one; 0: neither. */
+static volatile sig_atomic_t step_depth;
+static void (*step_at)(unsigned long, void *);
+static void *step_arg;
+static volatile unsigned long step_count, nested_count, nested_limit;
+static sigjmp_buf nested_env;
+
+static void trap_flag(int on)
+{
+#ifdef __x86_64__
+	unsigned long long f = __builtin_ia32_readeflags_u64();
+
+	__builtin_ia32_writeeflags_u64(on ? f | TRAP_FLAG : f & ~TRAP_FLAG);
+#else
+	unsigned f = __builtin_ia32_readeflags_u32();
+
+	__builtin_ia32_writeeflags_u32(on ? f | TRAP_FLAG : f & ~TRAP_FLAG);
+#endif
+}
+
+/* Is the next instruction a system call that starts a futex wait?  The
+ * library waits for another reaper's copy only that way (spinning a
+ * hundred rounds first), so a nested call that gets there is waiting. */
+static int at_futex_wait(const ucontext_t *uc)
+{
+	const greg_t *g = uc->uc_mcontext.gregs;
+#ifdef __x86_64__
+	const unsigned char *ip = (const unsigned char *)g[REG_RIP];
+	long nr = (long)g[REG_RAX], op = (long)g[REG_RSI];
+
+	if (ip[0] != 0x0f || ip[1] != 0x05)	/* syscall */
+		return 0;
+#else
+	const unsigned char *ip = (const unsigned char *)g[REG_EIP];
+	long nr = (long)g[REG_EAX], op = (long)g[REG_ECX];
+
+	if (ip[0] != 0xcd || ip[1] != 0x80)	/* int $0x80 */
+		return 0;
+#endif
+#ifdef SYS_futex_time64
+	if (nr == SYS_futex_time64)
+		nr = SYS_futex;
+#endif
+	return nr == SYS_futex && (op & 127) == 0;	/* FUTEX_WAIT */
+}
+
+/* The kernel clears the trap flag for the handler and puts it back on
+ * return, so the handler itself runs at full speed. */
+static void stepped(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	if (step_depth == 2) {
+		if (++nested_count > nested_limit || at_futex_wait(uc))
+			siglongjmp(nested_env, 1);
+	} else if (step_depth == 1) {
+		step_at(++step_count, step_arg);
+	}
+}
+
+long test_single_step(void (*call)(void *), void (*at)(unsigned long, void *),
+		      void *arg)
+{
+	struct sigaction sa, old;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = stepped;
+	/* SA_NODEFER: a nested call is stepped from inside the handler. */
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGTRAP, &sa, &old) != 0)
+		return -1;
+	step_at = at;
+	step_arg = arg;
+	step_count = 0;
+	step_depth = 1;
+	trap_flag(1);
+	call(arg);
+	trap_flag(0);
+	step_depth = 0;
+	sigaction(SIGTRAP, &old, NULL);
+	return step_count ? (long)step_count : -1;
+}
+
+int test_step_nested(void (*nested)(void *), void *arg, unsigned long limit)
+{
+	volatile int done = 0;
+
+	nested_count = 0;
+	nested_limit = limit;
+	step_depth = 2;
+	if (sigsetjmp(nested_env, 1) == 0) {
+		trap_flag(1);
+		nested(arg);
+		trap_flag(0);
+		done = 1;
+
+	}
+	step_depth = 1;
+	return done;
+}
+#else
+long test_single_step(void (*call)(void *), void (*at)(unsigned long, void *),
+		      void *arg)
+{
+	(void)call;
+	(void)at;
+	(void)arg;
+	return -1;
+}
+
+int test_step_nested(void (*nested)(void *), void *arg, unsigned long limit)
+{
+	(void)nested;
+	(void)arg;
+	(void)limit;
+	return 0;
+}
+#endif
 
 static const char *guarded_test;
 
