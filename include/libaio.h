@@ -224,6 +224,30 @@ extern int io_reaper_active(io_context_t ctx);
 extern unsigned int io_features(void);
 extern unsigned long long io_syscall_count(void);
 
+/*
+ * Extension (AIOREAP_1.1).  io_aio_limits() reports the system-wide AIO
+ * budget (fs.aio-nr, fs.aio-max-nr), shared by every process and
+ * container on the machine, and what io_setup(nr_events) would take from
+ * it and map; nr_events 0 asks for the counters only.  Returns 0 or
+ * -errno.  AIOREAP_LIMITS tells a program at build time that it is
+ * declared.
+ */
+#define AIOREAP_LIMITS	1
+
+struct io_aio_limits {
+	unsigned long long aio_nr;	/* charged now, every context */
+	unsigned long long aio_max_nr;	/* the limit */
+	unsigned long long available;	/* aio_max_nr - aio_nr, or 0 */
+	unsigned long long charge;	/* io_setup(nr_events) adds this */
+	unsigned long long ring_events;	/* slots of the ring it maps */
+	unsigned long long ring_bytes;	/* that ring's size, whole pages */
+	unsigned int possible_cpus;	/* what the ring size depends on */
+	unsigned int page_size;
+	unsigned long long reserved[4];	/* zero */
+};
+
+extern int io_aio_limits(unsigned int nr_events, struct io_aio_limits *limits);
+
 /* Inline helpers: each prep zeroes the whole iocb first, key included. */
 static inline void io_set_callback(struct iocb *iocb, io_callback_t cb)
 {

@@ -5,6 +5,7 @@
 # pages are links for names documented on another page.  Section 7: the
 # overview.  Section 1: aio-bench (its page is written with tools/).
 dist_man_MANS += \
+	man/io_aio_limits.3 \
 	man/io_cancel.3 \
 	man/io_destroy.3 \
 	man/io_fdsync.3 \

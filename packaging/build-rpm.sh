@@ -164,7 +164,7 @@ check "libaio.so.1 is a symlink to libaio.so.1.1.0" \
 check "libaio does not ship libaio.so (devel link)" \
 	not has_line "$libdir/libaio.so" "$q/runtime.files"
 check "libaio does not ship libaio.h" not has_line "$includedir/libaio.h" "$q/runtime.files"
-for v in '' LIBAIO_0.1 LIBAIO_0.4 LIBAIO_0.5 AIOREAP_1.0; do
+for v in '' LIBAIO_0.1 LIBAIO_0.4 LIBAIO_0.5 AIOREAP_1.0 AIOREAP_1.1; do
 	has runtime provides "libaio.so.1($v)$bits"
 done
 check "libaio does not provide LIBAIO_0.7 (upstream's next node)" \

@@ -15,6 +15,7 @@ libaio_la_SOURCES = \
 	src/kernel_abi.h \
 	src/kernel_wait.c \
 	src/kernel_wait.h \
+	src/limits.c \
 	src/poll_bits.h \
 	src/poll_carry.c \
 	src/poll_carry.h \

@@ -3,7 +3,7 @@
 # ABI check 4: the dynamic symbols.  Ours exports every symbol@version of
 # the stock libaio.so.1, with the same default (@@) markings and the same
 # version-node tree, and beyond them only its own: AIOREAP_1.0's four
-# extensions and, on 32-bit targets, LIBAIO_0.6's io_getevents_time64 and
+# extensions, AIOREAP_1.1's io_aio_limits and, on 32-bit targets, LIBAIO_0.6's io_getevents_time64 and
 # io_pgetevents_time64 (no internal name leaks, no LIBAIO_0.x node after
 # 0.6: that numbering is upstream's).  Every import is a versioned C
 # library symbol or a weak toolchain hook, the soname is libaio.so.1
@@ -44,11 +44,12 @@ dynsyms "$ours" def | keep ours.def "our exports"
 [ -s "$tmp/stock.def" ] || fail "could not read the stock symbol table"
 
 # Ours: the stock exports and our own, nothing else.  Our own are the
-# AIOREAP_1.0 node and its names, and on 32-bit targets the LIBAIO_0.6
+# AIOREAP_1.0 and 1.1 nodes and their names, and on 32-bit targets the LIBAIO_0.6
 # node and its two, which a 32-bit stock library may export too (Debian's
 # does); a 64-bit library has no LIBAIO_0.6.
 own="AIOREAP_1.0 io_features@@AIOREAP_1.0 io_reap@@AIOREAP_1.0
-io_reaper_active@@AIOREAP_1.0 io_syscall_count@@AIOREAP_1.0"
+io_reaper_active@@AIOREAP_1.0 io_syscall_count@@AIOREAP_1.0
+AIOREAP_1.1 io_aio_limits@@AIOREAP_1.1"
 if [ "$(elf_class "$ours")" = 32 ]; then
 	own="$own LIBAIO_0.6 io_getevents_time64@@LIBAIO_0.6 io_pgetevents_time64@@LIBAIO_0.6"
 else

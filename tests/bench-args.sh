@@ -125,6 +125,10 @@ for series in ring-copy-floor ours-ring-mt; do
 	has "$series measured" "$series has no value" "^$series +batch=[0-9]+ +[0-9]+\.[0-9]+ "
 done
 has "ring reaper state" "ring reaper state line" "ring reaper: +(on \(|off \()"
+has "the machine-wide limit" "no aio limit line" \
+	"^aio limit: +fs\.aio-nr [0-9]+ of fs\.aio-max-nr [0-9]+, [0-9]+ left "
+has "what the deepest io_setup takes" "no io_setup line" \
+	"^io_setup\([0-9]+\): charges [0-9]+, maps [0-9]+ slots in [0-9]+ KiB "
 LIBAIO_DISABLE=ring "$bench" --workloads reap --time 0.01 --reps 1 --batches 1 >"$tmp/out" 2>&1
 has "LIBAIO_DISABLE=ring is reported" "LIBAIO_DISABLE=ring not reported" \
 	"ring reaper:  off \(LIBAIO_DISABLE\)"
@@ -139,6 +143,10 @@ def need(keys, have, what):
     assert not missing, "%s lacks %s" % (what, sorted(missing))
 need("version kernel features rows targets reps cell_time", d, "the report")
 need("poll pgetevents ring_reaper", d["features"], "features")
+need("aio_nr aio_max_nr available io_setup charge ring_events ring_bytes "
+     "possible_cpus page_size", d["aio_limits"], "aio_limits")
+lim = d["aio_limits"]
+assert lim["charge"] == lim["io_setup"] and lim["ring_events"] >= 2 * lim["charge"], lim
 wl = {r["workload"] for r in d["rows"]}
 assert wl == {"reap", "loop", "file", "threads"}, wl
 for r in d["rows"]:

@@ -122,6 +122,12 @@ TESTS += tests/test-features
 tests_test_features_SOURCES = tests/test-features.c $(test_common_sources)
 tests_test_features_CFLAGS = $(test_cflags)
 tests_test_features_LDADD = $(test_ldadd)
+
+check_PROGRAMS += tests/test-limits
+TESTS += tests/test-limits
+tests_test_limits_SOURCES = tests/test-limits.c $(test_common_sources)
+tests_test_limits_CFLAGS = $(test_cflags)
+tests_test_limits_LDADD = $(test_ldadd)
 endif
 TESTS += tests/secure-env.sh
 EXTRA_DIST += tests/secure-env.sh

@@ -86,6 +86,16 @@ static_assert(offsetof(struct iocb, u.poll.events) ==
 	      "u.poll.events must be the low half of aio_buf");
 static_assert(FSIZE(struct iocb, u.poll.events) == 4, "poll events width");
 
+/* struct io_aio_limits (AIOREAP_1.1): the same bytes on every ABI, i386's
+ * 4-byte alignment of 64-bit fields included.  Only our header has it. */
+#ifdef AIOREAP_LIMITS
+static_assert(offsetof(struct io_aio_limits, ring_bytes) == 40, "limits");
+static_assert(offsetof(struct io_aio_limits, possible_cpus) == 48, "limits");
+static_assert(offsetof(struct io_aio_limits, page_size) == 52, "limits");
+static_assert(offsetof(struct io_aio_limits, reserved) == 56, "limits");
+static_assert(sizeof(struct io_aio_limits) == 88, "struct io_aio_limits");
+#endif
+
 static_assert(offsetof(struct io_event, data) ==
 		      offsetof(struct kernel_io_event, data) +
 			      (__BYTE_ORDER__ == __ORDER_BIG_ENDIAN__ &&

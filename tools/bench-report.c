@@ -70,6 +70,9 @@ static unsigned feat;
 static const char *poll_text = "";
 static double load1 = NAN;
 static long ncpu;
+static struct io_aio_limits lim;
+static int lim_err = 1;	/* not asked yet */
+static long lim_depth;
 
 static const char *feat_state(unsigned on, unsigned disabled)
 {
@@ -125,10 +128,39 @@ static const char *ring_state(void)
 	return "off (unrecognised ring layout): the kernel reaps";
 }
 
+/* The io_setup the file workload makes: its deepest queue. */
+static long deepest_queue(void)
+{
+	long d = 1;
+	int q;
+
+	for (q = 0; q < opt.ndepths; q++)
+		if (opt.depths[q] > d)
+			d = opt.depths[q];
+	return d;
+}
+
+static void print_limits(void)
+{
+	if (lim_err) {
+		printf("aio limit:    unknown: %s\n", strerror(-lim_err));
+		return;
+	}
+	printf("aio limit:    fs.aio-nr %llu of fs.aio-max-nr %llu, %llu left "
+	       "(machine-wide: every process and container)\n",
+	       lim.aio_nr, lim.aio_max_nr, lim.available);
+	printf("io_setup(%ld): charges %llu, maps %llu slots in %llu KiB "
+	       "(%u possible CPUs, %u KiB pages)\n", lim_depth, lim.charge,
+	       lim.ring_events, lim.ring_bytes / 1024, lim.possible_cpus,
+	       lim.page_size / 1024);
+}
+
 void report_header(void)
 {
 	uname(&uts);
 	feat = io_features();
+	lim_depth = deepest_queue();
+	lim_err = io_aio_limits((unsigned)lim_depth, &lim);
 	poll_text = feat & IO_FEATURE_AIO ? poll_state() : "no (no kernel AIO)";
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (getloadavg(&load1, 1) != 1)
@@ -148,6 +180,7 @@ void report_header(void)
 	printf("pgetevents:   %s\n",
 	       feat_state(IO_FEATURE_PGETEVENTS, IO_FEATURE_PGETEVENTS_DISABLED));
 	printf("ring reaper:  %s\n", ring_state());
+	print_limits();
 	printf("stock libaio: %s%s%s\n",
 	       opt.stock && *opt.stock ? opt.stock : "(none)",
 	       stock_loaded ? "" : ": ", stock_loaded ? "" : stock_error);
@@ -358,6 +391,14 @@ static void print_json(void)
 	printf(", \"ring_reaper\": ");
 	json_str(ring_state());
 	printf(", \"bits\": %u},\n", feat);
+	if (!lim_err)
+		printf("  \"aio_limits\": {\"aio_nr\": %llu, \"aio_max_nr\": %llu, "
+		       "\"available\": %llu, \"io_setup\": %ld, \"charge\": %llu, "
+		       "\"ring_events\": %llu, \"ring_bytes\": %llu, "
+		       "\"possible_cpus\": %u, \"page_size\": %u},\n",
+		       lim.aio_nr, lim.aio_max_nr, lim.available, lim_depth,
+		       lim.charge, lim.ring_events, lim.ring_bytes,
+		       lim.possible_cpus, lim.page_size);
 	printf("  \"stock_libaio\": ");
 	json_str(stock_loaded ? opt.stock : "");
 	printf(",\n  \"io_uring\": %s,\n",
