@@ -330,6 +330,8 @@ int test_mode_disables(const char *feature)
 # define TEST_AUDIT_ARCH AUDIT_ARCH_S390X
 #elif defined(__riscv) && __riscv_xlen == 64
 # define TEST_AUDIT_ARCH AUDIT_ARCH_RISCV64
+#elif defined(__loongarch64)
+# define TEST_AUDIT_ARCH AUDIT_ARCH_LOONGARCH64
 #endif
 
 /*
