@@ -1223,8 +1223,9 @@ START_TEST(signal_handler_polls_while_its_thread_is_in_the_library)
 	io_context_t ctx = new_ctx(8);
 	struct iocb cb, *p = &cb;
 	struct io_event ev;
+	struct iocb keeper;
 	pthread_t t;
-	int m, sl, hm, hs, n, loops = 0;
+	int m, sl, hm, hs, km, ks, n, loops = 0;
 
 	test_hang_guard("signal_handler_polls_while_its_thread_is_in_the_library",
 			90);
@@ -1233,8 +1234,13 @@ START_TEST(signal_handler_polls_while_its_thread_is_in_the_library)
 	handler_ctx = new_ctx(8);
 	handler_fd = hm;
 	handled = handler_failed = 0;
-	/* The first emulated poll of a process starts the helper thread,
-	 * which is not async-signal-safe: done here, before any handler. */
+	/* A helper thread starts with the first poll it serves and leaves
+	 * with the last; starting one is async-signal-safe (clone) except in
+	 * ThreadSanitizer builds, where it is a pthread: a poll kept armed
+	 * for the whole test keeps it running, as io_prep_poll(3) advises. */
+	open_pty(&km, &ks);
+	prep_poll(&keeper, km, POLLIN, 99);
+	ck_assert_int_eq(submit1(ctx, &keeper), 1);
 	poll_in_handler(0);
 	ck_assert_int_eq(handler_failed, 0);
 	handled = 0;
@@ -1274,6 +1280,8 @@ START_TEST(signal_handler_polls_while_its_thread_is_in_the_library)
 	close(sl);
 	close(hm);
 	close(hs);
+	close(km);
+	close(ks);
 }
 END_TEST
 
@@ -1444,7 +1452,11 @@ START_TEST(library_descriptors_closed_behind_its_back)
 			close(i);
 			closed_max = i;
 		}
-	ck_assert_int_ge(closed_max, 3);
+	/* Only the helper's emulation keeps descriptors to close; a poll
+	 * the kernel carries leaves none (and the program may have no
+	 * pipe of its own either). */
+	if (poll_emulated())
+		ck_assert_int_ge(closed_max, 3);
 	/* The program's own epoll sets take the numbers, each watching the
 	 * program's eventfd (one registration apiece). */
 	memset(&pev, 0, sizeof(pev));
