@@ -353,16 +353,19 @@ static long ring_error(struct poll_rec *r, long err)
 	return ret;
 }
 
-/* Wait, with the lock let go, for work queued after seq or IDLE_MS. */
-static void idle_wait(sigset_t *old, unsigned seq)
+/* Wait, with the lock let go, for work queued after seq: 0, or 1 when
+ * IDLE_MS passed with none. */
+static int idle_wait(sigset_t *old, unsigned seq)
 {
 	const __kernel_long_t ts[2] = { 0, (__kernel_long_t)IDLE_MS * 1000000 };
+	long ret;
 
 	pool.idle++;
 	aioreap_pe_leave(old);
-	sys_futex_wait_for((int *)&work_seq, seq, ts);
+	ret = sys_futex_wait_for((int *)&work_seq, seq, ts);
 	aioreap_pe_enter(old);
 	pool.idle--;
+	return ret == -ETIMEDOUT || ret == -ENOSYS;
 }
 
 static void nap_ms(int ms)
@@ -376,7 +379,6 @@ static void nap_ms(int ms)
 static void *worker_main(void *arg)
 {
 	unsigned slot = (unsigned)(uintptr_t)arg;
-	int waited = 0;
 	sigset_t old;
 
 	aioreap_pe_enter(&old);
@@ -387,14 +389,13 @@ static void *worker_main(void *arg)
 		long ret;
 
 		if (!r) {
-			if (waited)
+			/* Woken for work another worker took: wait again. */
+			if (idle_wait(&old, atomic_load_explicit(
+					     &work_seq, memory_order_relaxed)) &&
+			    !pool.head)
 				break;	/* IDLE_MS with nothing queued */
-			idle_wait(&old, atomic_load_explicit(
-					  &work_seq, memory_order_relaxed));
-			waited = 1;
 			continue;
 		}
-		waited = 0;
 		ctx = r->ctx;
 		if (aioreap_poll_ctx_dying(ctx)) {
 			aioreap_rec_free(r);	/* as the kernel drops it */
