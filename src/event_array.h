@@ -12,10 +12,10 @@
  * faults with nothing held and nothing taken from the ring.
  *
  * Writing outside the lock means storing a byte's own value back: the
- * array's first slot before the lock is taken (every call that may take
- * an event would write it), and, when the events found run past the
- * first slot's page, the first byte of each further page, after letting
- * go and before looking again for at most that many events.  Only bytes
+ * array's first byte before the lock is taken (every call that may take
+ * an event would write it), and, when the events found run past that
+ * byte's page, the first byte of each further page, after letting go and
+ * before looking again for at most that many events.  Only bytes
  * of slots a reap may fill are written, so an array shorter than nr is
  * safe as long as the ring never holds more.  Pages are counted in 4 KiB
  * steps, the smallest page Linux has, so the proof holds on any page
@@ -40,23 +40,23 @@ static inline void touch_byte(uintptr_t at)
 	*p = *p;
 }
 
-/* Outside the lock, before any reap that may fill ev[0]: both ends of
- * the first slot, which may straddle two pages. */
+/* Outside the lock, before any reap that may fill ev[0]: its first
+ * byte, one load and one store (the other end of a slot that straddles
+ * two pages cost every reap as much again: such an array takes the
+ * proving path instead, see events_fit_first). */
 static inline __attribute__((always_inline)) void
 events_touch_first(struct io_event *ev)
 {
 	touch_byte((uintptr_t)ev);
-	touch_byte((uintptr_t)ev + sizeof(*ev) - 1);
 }
 
-/* Do n events end within the pages events_touch_first wrote? */
+/* Do n events end within the page events_touch_first wrote?  Not even
+ * one does when the first slot runs into the next page. */
 static inline __attribute__((always_inline)) bool
 events_fit_first(const struct io_event *ev, size_t n)
 {
-	uintptr_t first_end = (uintptr_t)ev + sizeof(*ev) - 1;
-
 	return (uintptr_t)ev + n * sizeof(*ev) <=
-	       (first_end | (EVENT_ARRAY_STEP - 1)) + 1;
+	       ((uintptr_t)ev | (EVENT_ARRAY_STEP - 1)) + 1;
 }
 
 /* Outside the lock: write each page of the first n events once. */

@@ -37,14 +37,13 @@ static void proc_path(char *buf, const char *dir, int fd)
 }
 
 /*
- * Open (or read the link) "/proc/thread-self/" leaf fd: the calling
+ * Read the link "/proc/thread-self/" leaf fd: the calling
  * thread's descriptors.  /proc/self names the main thread's, and once it
  * has exited (a zombie) it has none; a task id would not do either, as
  * it is the caller's PID namespace's and /proc may be another's.  Kernels
- * before 3.17 have no thread-self: /proc/self there.  link: the buffer
- * for readlink, or NULL to open.
+ * before 3.17 have no thread-self: /proc/self there.
  */
-static long proc_fd(const char *leaf, int fd, char *link, size_t size)
+static long proc_link(const char *leaf, int fd, char *link, size_t size)
 {
 	static const char *const dirs[] = { "/proc/thread-self/",
 					    "/proc/self/" };
@@ -55,39 +54,14 @@ static long proc_fd(const char *leaf, int fd, char *link, size_t size)
 	for (i = 0; i < 2 && ret == -ENOENT; i++) {
 		stpcpy(stpcpy(dir, dirs[i]), leaf);
 		proc_path(path, dir, fd);
-		ret = link ? sys_readlinkat(AT_FDCWD, path, link, size) :
-			     sys_openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
+		ret = sys_readlinkat(AT_FDCWD, path, link, size);
 	}
 	return ret;
 }
 
-/* An eventfd's id from its fdinfo in /proc (0 when unknown). */
-static uint64_t eventfd_id(int fd)
-{
-	char buf[256], *p;
-	long len, f = proc_fd("fdinfo/", fd, NULL, 0);
-	uint64_t id = 0;
-
-	if (f < 0)
-		return 0;
-	len = sys_read((int)f, buf, sizeof(buf) - 1);
-	sys_close((int)f);
-	if (len <= 0)
-		return 0;
-	buf[len] = '\0';
-	p = strstr(buf, "eventfd-id:");
-	if (!p)
-		return 0;
-	for (p += 11; *p == ' ' || *p == '\t'; p++)
-		;
-	for (; *p >= '0' && *p <= '9'; p++)
-		id = id * 10 + (uint64_t)(*p - '0');
-	return id + 1;		/* 0 stays "unknown" */
-}
-
 /* statx, or fstat where statx is missing: both give the same numbers,
  * so a descriptor recorded with one can be checked with the other. */
-void aioreap_fd_identify(int fd, struct fd_id *id)
+helper_code void aioreap_fd_identify(int fd, struct fd_id *id)
 {
 	struct statx stx;
 	struct stat st;
@@ -112,16 +86,8 @@ unsigned aioreap_fd_type(int fd)
 	return sys_fstat(fd, &st) == 0 ? st.st_mode & S_IFMT : 0;
 }
 
-/* Every eventfd shares one anonymous inode: tell them apart by id. */
-void aioreap_fd_identify_eventfd(int fd, struct fd_id *id)
+helper_code int aioreap_fd_is(int fd, const struct fd_id *id)
 {
-	aioreap_fd_identify(fd, id);
-	id->sub = eventfd_id(fd);
-}
-
-int aioreap_fd_is(int fd, const struct fd_id *id)
-{
-	struct fd_id now;
 	long fl;
 
 	if (fd < 0)
@@ -130,10 +96,17 @@ int aioreap_fd_is(int fd, const struct fd_id *id)
 	fl = sys_fcntl(fd, F_GETFD, 0);
 	if (fl < 0 || !(fl & FD_CLOEXEC))
 		return 0;
+	return aioreap_fd_names(fd, id);
+}
+
+helper_code int aioreap_fd_names(int fd, const struct fd_id *id)
+{
+	struct fd_id now;
+
+	if (fd < 0 || (!id->dev && !id->ino))
+		return 0;	/* nothing recorded: nothing to match */
 	aioreap_fd_identify(fd, &now);
-	if (id->sub)
-		now.sub = eventfd_id(fd);
-	return now.dev == id->dev && now.ino == id->ino && now.sub == id->sub;
+	return now.dev == id->dev && now.ino == id->ino;
 }
 
 /* Does fd name an eventfd?  Only /proc can tell without changing it; if
@@ -142,14 +115,14 @@ int aioreap_fd_is_eventfd(int fd)
 {
 	static const char want[] = "anon_inode:[eventfd]";
 	char link[sizeof(want)];
-	long len = proc_fd("fd/", fd, link, sizeof(link));
+	long len = proc_link("fd/", fd, link, sizeof(link));
 
 	if (len < 0)
 		return 1;
 	return len == (long)sizeof(want) - 1 && !memcmp(link, want, len);
 }
 
-int aioreap_fd_in_epoll(int epfd, int fd)
+helper_code int aioreap_fd_in_epoll(int epfd, int fd)
 {
 	struct kcmp_epoll_slot slot;
 	long r;
@@ -162,4 +135,20 @@ int aioreap_fd_in_epoll(int epfd, int fd)
 	if (r == -ENOSYS || r == -EPERM || r == -EACCES)
 		return -1;
 	return r == 0;
+}
+
+/*
+ * fd moved above 2 (close-on-exec), or -errno with fd closed.  A daemon
+ * that closed its standard descriptors opens /dev/null next and expects
+ * 0, 1 and 2: none of them may be the library's, even for a while.
+ */
+helper_code long aioreap_fd_above_stdio(long fd)
+{
+	long moved;
+
+	if (fd < 0 || fd > 2)
+		return fd;
+	moved = sys_fcntl((int)fd, F_DUPFD_CLOEXEC, 3);
+	sys_close((int)fd);
+	return moved == -EINVAL ? -EMFILE : moved;	/* EINVAL: limit <= 3 */
 }

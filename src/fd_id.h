@@ -8,16 +8,18 @@
 #include "compiler.h"
 
 /* What a descriptor referred to when the library made it: device and
- * inode (0/0 when neither statx nor fstat answers), and for an eventfd
- * its id. */
+ * inode (0/0 when neither statx nor fstat answers). */
 struct fd_id {
-	uint64_t dev, ino, sub;
+	uint64_t dev, ino;
 };
 
 void aioreap_fd_identify(int fd, struct fd_id *id);
-void aioreap_fd_identify_eventfd(int fd, struct fd_id *id);
 /* Does fd still name what id recorded, close-on-exec as we made it? */
 int aioreap_fd_is(int fd, const struct fd_id *id);
+/* Does fd (the program's, so of any flags) name the file id recorded? */
+int aioreap_fd_names(int fd, const struct fd_id *id);
+/* fd moved above 2 (close-on-exec), or -errno with fd closed. */
+long aioreap_fd_above_stdio(long fd);
 /* fd's file type (the S_IFMT bits of its mode), 0 if it cannot be had. */
 unsigned aioreap_fd_type(int fd);
 /* Does fd name an eventfd?  1 also when /proc cannot tell. */

@@ -24,6 +24,7 @@
 #endif
 #include <sys/uio.h>
 
+#include "async.h"
 #include "compiler.h"
 #include "event_array.h"
 #include "export.h"
@@ -77,8 +78,21 @@ tell_valgrind(const struct io_event *ev, long n)
 }
 #endif
 
+/* The library's events rewritten into the program's; an async read or
+ * write that would have blocked is taken out and handed to a worker,
+ * here, before the caller goes back to waiting for it. */
+static long translate(struct io_event *ev, long n)
+{
+	n = aioreap_poll_emul_translate(ev, n);
+	if (unlikely(atomic_load_explicit(&aioreap_async_redrive_head,
+					  memory_order_relaxed) != NULL))
+		aioreap_async_kick();
+	return n;
+}
+
 /* Returns how many events remain: the poll emulation drops the doorbells
- * of polls that a concurrent io_destroy took away. */
+ * of polls that a concurrent io_destroy took away, and async submission
+ * the completions that say a worker must redo them. */
 static inline long after_reap(struct io_event *ev, long n, int from_ring)
 {
 	int emul = atomic_load_explicit(&aioreap_poll_emul_used,
@@ -90,11 +104,11 @@ static inline long after_reap(struct io_event *ev, long n, int from_ring)
 	if (from_ring && on_valgrind)
 		tell_valgrind(ev, n);
 	if (emul)
-		n = aioreap_poll_emul_translate(ev, n);
+		n = translate(ev, n);
 #else
 	(void)from_ring;
 	if (unlikely(emul))
-		n = aioreap_poll_emul_translate(ev, n);
+		n = translate(ev, n);
 #endif
 	return n;
 }
@@ -110,7 +124,7 @@ kernel_part(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 	/* got is 0 unless ev was usable: never offset a NULL pointer (UB). */
 	if (got)
 		ev += got;
-	do {
+	for (;;) {
 		struct ctx_entry *counted = NULL;
 		int ghost = 0;
 
@@ -132,13 +146,24 @@ kernel_part(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 		}
 		if (ghost)
 			aioreap_reap_ghost_exit((uintptr_t)ctx);
-		/* Everything reaped was swallowed (doorbells of polls that
-		 * an io_destroy took away): ask again, so that a blocking
-		 * call never returns 0 and a dead context answers -EINVAL. */
-	} while (ret > 0 && (ret = after_reap(ev, ret, 0)) == 0 && !got);
+		if (ret <= 0)
+			break;
+		if ((ret = after_reap(ev, ret, 0)) > 0) {
+			got += ret;
+			ev += ret;
+		}
+		/* Events were taken out (doorbells of polls that an
+		 * io_destroy took away, async reads and writes handed to a
+		 * worker).  With none left, ask again, so that a blocking
+		 * call never returns 0 and a dead context answers -EINVAL;
+		 * with fewer than min_nr, wait for the rest unless a timeout
+		 * bounds the wait. */
+		if (got > 0 && (got >= min_nr || w->ts))
+			break;
+	}
 	if (ret < 0)
 		return got ? (int)got : (int)ret;
-	return (int)(got + ret);
+	return (int)got;
 }
 
 /* Let go of the ring after a look that found look. */
@@ -168,7 +193,8 @@ static long ring_part(struct ctx_entry *e, uintptr_t key, long min_nr,
 	for (;;) {
 		if (!reap_excl_try(e, key))
 			return -1;
-		look = ring_peek(e, proved ? (long)proved : nr, &p);
+		look = ring_peek(e, (struct aio_ring *)key,
+				 proved ? (long)proved : nr, &p);
 		if (look != RING_READY || (long)p.n < min_nr ||
 		    (need_one && p.n == 0)) {
 			release_after(e, look);
@@ -176,7 +202,7 @@ static long ring_part(struct ctx_entry *e, uintptr_t key, long min_nr,
 		}
 		if (proved || events_fit_first(ev, p.n))
 			break;
-		/* Past the first slot's page: let go, prove what this reap
+		/* Past the first byte's page: let go, prove what this reap
 		 * would take, and look again for at most that many. */
 		proved = p.n;
 		reap_excl_release(e);
@@ -254,7 +280,7 @@ pgetevents_slow(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 
 /*
  * The fast path's copy of more than one event, with the lock held and n
- * events seen, all in the first slot's page: memcpy is the quickest copy,
+ * events seen, all in the page of the array's first byte: memcpy is the quickest copy,
  * but a call on the fast path itself would cost every call a stack frame,
  * so this is reached by a tail call (one function per entry point, as a
  * seventh argument would not pass in registers).  The look found head
@@ -266,7 +292,10 @@ static inline __attribute__((always_inline)) int
 take_many(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 	  const void *ts, size_t n, int pget)
 {
-	struct ctx_entry *e = registry_home(ctx);
+	/* The home slot: the fast path found ctx there and holds its lock,
+	 * so the key needs no second look. */
+	struct ctx_entry *e =
+		&aioreap_registry_table[registry_slot((uintptr_t)ctx)];
 	struct ring_pos p = {
 		(struct aio_ring *)ctx, e->nr,
 		atomic_load_explicit(&e->head_seen, memory_order_relaxed), n
@@ -316,7 +345,7 @@ static inline int reaps_need_core(void)
  * common case: arguments the kernel would accept, no signal mask, a
  * context in its home registry slot whose lock is free, at least min_nr
  * events already in the ring, all within the page of the events array's
- * first slot (event_array.h), and neither poll emulation nor valgrind to
+ * first byte (event_array.h), and neither poll emulation nor valgrind to
  * tell.
  * Anything else goes to aioreap_getevents_core (through getevents_slow or
  * pgetevents_slow) having taken nothing.  The two flags are read again
@@ -344,7 +373,7 @@ fast_getevents(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 	events_touch_first(ev);
 	if (unlikely(reap_excl_try_once(e, (uintptr_t)ctx) != EXCL_TAKEN))
 		goto slow;
-	look = ring_peek(e, nr, &p);
+	look = ring_peek(e, (struct aio_ring *)ctx, nr, &p);
 	if (unlikely(look != RING_READY) || unlikely((long)p.n < min_nr) ||
 	    unlikely(reaps_need_core()) ||
 	    unlikely(!events_fit_first(ev, p.n))) {

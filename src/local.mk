@@ -3,6 +3,9 @@
 # time64 node exists only on 32-bit targets, as in Debian's libaio1t64.
 lib_LTLIBRARIES += libaio.la
 libaio_la_SOURCES = \
+	src/async.h \
+	src/async_submit.c \
+	src/async_worker.c \
 	src/compat_0_1.c \
 	src/compiler.h \
 	src/event_array.h \
@@ -16,12 +19,16 @@ libaio_la_SOURCES = \
 	src/kernel_wait.c \
 	src/kernel_wait.h \
 	src/limits.c \
+	src/poll_bits.h \
+	src/poll_carry.c \
+	src/poll_carry.h \
 	src/poll_emul.c \
 	src/poll_emul.h \
 	src/poll_destroy.c \
 	src/poll_helper.c \
 	src/poll_helper.h \
 	src/poll_rec.c \
+	src/poll_thread.c \
 	src/poll_rec.h \
 	src/queue.c \
 	src/reap.h \

@@ -38,12 +38,15 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
 
+#include "async.h"
 #include "compiler.h"
 #include "feature_flags.h"
+#include "poll_carry.h"
 #include "poll_emul.h"
 #include "poll_helper.h"
 #include "poll_rec.h"
@@ -58,7 +61,7 @@ static sigset_t fork_mask;	/* one fork at a time holds the lock */
 static void fork_prepare(void)
 {
 	aioreap_pe_enter(&fork_mask);
-	aioreap_helper_fork_prepare();
+	aioreap_thread_fork_prepare();
 }
 
 static void fork_parent(void)
@@ -73,8 +76,11 @@ static void fork_child(void)
 	struct poll_rec *r;
 	unsigned pos = 0;
 
-	/* First: disarm must not touch the parent's epoll set. */
+	/* First: disarm must not touch the parent's epoll set, and the
+	 * parent's helper is not here. */
+	aioreap_thread_reset_in_child();
 	aioreap_helper_reset_in_child();
+	aioreap_async_reset_in_child();
 	aioreap_rec_recycle_forget();
 	while ((r = aioreap_rec_each(&pos)))
 		aioreap_rec_free(r);
@@ -150,30 +156,22 @@ static int take_fd(int fd)
 }
 
 /*
- * The kernel's descriptor lookups: fd is checked; with IOCB_FLAG_RESFD
- * the eventfd is duplicated and held while the poll is pending, as the
- * kernel holds its reference.  0 with *resfd set (or -1), or -errno with
- * nothing held (EINVAL: resfd is no eventfd).  fd itself is duplicated
- * only to arm it: closing a duplicate drops the program's record locks
- * on the file, which a kernel poll never does.
+ * The kernel's descriptor lookups: 0, or -errno (EBADF; EINVAL: the
+ * RESFD descriptor is no eventfd).  Nothing is duplicated here: fd only
+ * to arm it (closing a duplicate drops the program's record locks on the
+ * file, which a kernel poll never does), the eventfd never (the doorbell
+ * names the program's own; see poll_rec.h).
  */
-static int lookup_fds(const struct kernel_iocb *k, int *resfd)
+static int lookup_fds(const struct kernel_iocb *k)
 {
-	int ret = check_fd((int)k->aio_fildes), rf = -1;
+	int ret = check_fd((int)k->aio_fildes);
 
-	if (ret < 0)
+	if (ret < 0 || !(k->aio_flags & KIOCB_FLAG_RESFD))
 		return ret;
-	if (k->aio_flags & KIOCB_FLAG_RESFD) {
-		rf = take_fd((int)k->aio_resfd);
-		if (rf >= 0 && !aioreap_fd_is_eventfd(rf)) {
-			sys_close(rf);
-			rf = -EINVAL;
-		}
-		if (rf < 0)
-			return rf;
-	}
-	*resfd = rf;
-	return 0;
+	ret = check_fd((int)k->aio_resfd);
+	if (ret == 0 && !aioreap_fd_is_eventfd((int)k->aio_resfd))
+		ret = -EINVAL;
+	return ret;
 }
 
 /* The mask fd reports for events now; 0 also if ppoll fails. */
@@ -207,13 +205,13 @@ static int check_waitable(int fd)
 
 /*
  * Under the lock (so no destroy completes between the kernel's answer and
- * the insertion): a record owning fd and resfd (either may be -1) if ctx
- * is alive, not dying, and the helper runs.  Else NULL, *err set, and the
- * caller still holds both.
+ * the insertion): a record owning fd (-1: none; programs: the program's
+ * own) if ctx is alive, not dying, and the set exists.  Else NULL, *err
+ * set, and the caller still holds fd.
  */
 static struct poll_rec *admit_locked(io_context_t ctx, struct iocb *cb,
 				     const struct kernel_iocb *k, int fd,
-				     int resfd, int *err)
+				     int programs, int *err)
 {
 	struct poll_rec *r;
 	int ret = ctx_check(ctx);
@@ -234,13 +232,15 @@ static struct poll_rec *admit_locked(io_context_t ctx, struct iocb *cb,
 	r->ctx = ctx;
 	r->user = cb;
 	r->user_data = k->aio_data;
+	r->user_fd = (int)k->aio_fildes;
+	r->user_resfd = k->aio_flags & KIOCB_FLAG_RESFD ?
+		(int)k->aio_resfd : -1;
 	r->events = (unsigned)k->aio_buf;
+	r->carried = 0;
 	r->fd = fd;
+	r->fd_programs = programs;
 	if (fd >= 0)
 		aioreap_fd_identify(fd, &r->fd_id);
-	r->resfd = resfd;
-	if (resfd >= 0)
-		aioreap_fd_identify_eventfd(resfd, &r->resfd_id);
 	aioreap_rec_hash_insert(r);
 	return r;
 }
@@ -258,7 +258,7 @@ static int arm_error(int err)
 }
 
 /* Under the lock: arm r, or complete it with ready if that is not 0.
- * -errno if neither: r is freed, its descriptors the caller's again. */
+ * -errno if neither: r is freed, its descriptor the caller's again. */
 static int arm_or_complete(struct poll_rec *r, unsigned ready)
 {
 	int ret;
@@ -267,25 +267,50 @@ static int arm_or_complete(struct poll_rec *r, unsigned ready)
 	if (!r->res) {
 		rec_set(r, REC_ARMED);
 		ret = aioreap_helper_arm(r);
-		if (ret == 0)
+		if (ret == 0 && (ret = aioreap_thread_ensure()) == 0)
 			return 0;	/* the helper completes it */
+		if (ret == -EAGAIN || ret == -ENOMEM) {
+			/* No helper could start: not armed after all. */
+			aioreap_helper_disarm(r);
+			aioreap_rec_free(r);
+			return -EAGAIN;
+		}
 		/* EPERM: no poll method, always readable and writable. */
 		r->res = r->events & (POLLIN | POLLOUT |
 				      POLLRDNORM | POLLWRNORM);
 		if (ret != -EPERM || !r->res) {
-			r->fd = -1;		/* never armed: the caller */
-			r->resfd = -1;		/* closes both */
+			r->fd = -1;	/* never armed: the caller closes it */
 			aioreap_rec_free(r);
 			return arm_error(ret);
 		}
 	}
 	/* Complete at once; fd (-1 if never duplicated) is not armed. */
 	rec_set(r, REC_FIRED);
-	if (r->fd >= 0)
+	if (r->fd >= 0 && !r->fd_programs)
 		sys_close(r->fd);
 	r->fd = -1;
+	r->fd_programs = 0;
 	aioreap_helper_complete(r);
 	return 0;
+}
+
+/*
+ * Before the first record: the fork handlers, and the used flag.
+ * Sequentially consistent, before the admission reads the dying slots:
+ * the destroy handshake's other half.  It also precedes every doorbell
+ * and carried submission, and makes io_cancel and the reaps look here.
+ */
+void aioreap_poll_note_used(void)
+{
+	pthread_once(&init_once, init);
+	atomic_store(&aioreap_poll_emul_used, 1);
+}
+
+/* The poll's own fields, which the kernel checks after its lookups. */
+static int poll_fields_ok(const struct kernel_iocb *k)
+{
+	return !(k->aio_buf > 0xffff || k->aio_offset || k->aio_nbytes ||
+		 k->aio_rw_flags);
 }
 
 /* emulate_one's flags. */
@@ -299,7 +324,7 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 	struct kernel_iocb k;
 	struct poll_rec *r;
 	sigset_t old;
-	int fd = -1, resfd, ret;
+	int fd = -1, programs = 0, ret;
 	unsigned ready;
 
 	memcpy(&k, cb, sizeof(k));
@@ -308,48 +333,45 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 	/* The checks the kernel makes before it looks up any descriptor. */
 	if (k.aio_reserved2 || (int64_t)k.aio_nbytes < 0)
 		return -EINVAL;
-	if ((ret = lookup_fds(&k, &resfd)) < 0)
+	if ((ret = lookup_fds(&k)) < 0)
 		return ret;
 	/* The kernel stores KIOCB_KEY (0) here, or answers EFAULT. */
 	if ((ret = store_key(cb, how & KEY_UNWRITTEN)) < 0)
-		goto drop;
+		return ret;
 	/* The poll's own fields: checked after the lookups. */
-	ret = -EINVAL;
-	if (k.aio_buf > 0xffff || k.aio_offset || k.aio_nbytes ||
-	    k.aio_rw_flags)
-		goto drop;
+	if (!poll_fields_ok(&k))
+		return -EINVAL;
 	/* Ready now: completed inside io_submit, with no duplicate. */
 	ready = ready_now((int)k.aio_fildes, (unsigned)k.aio_buf);
-	if (ready & POLLNVAL) {
-		ret = -EBADF;	/* closed since check_fd: as if before it */
-		goto drop;
-	}
+	if (ready & POLLNVAL)
+		return -EBADF;	/* closed since check_fd: as if before it */
 	if (!ready && (ret = check_waitable((int)k.aio_fildes)) < 0)
-		goto drop;
-	if (!ready && (fd = take_fd((int)k.aio_fildes)) < 0) {
-		ret = fd;	/* closed meanwhile (EBADF), or EMFILE */
-		goto drop;
+		return ret;
+	if (!ready) {
+		fd = take_fd((int)k.aio_fildes);
+		/* No number left for a duplicate: arm the program's own
+		 * descriptor rather than fail a poll the kernel would take. */
+		if (fd == -EMFILE) {
+			fd = (int)k.aio_fildes;
+			programs = 1;
+		} else if (fd < 0) {
+			return fd;	/* closed meanwhile (EBADF) */
+		}
 	}
 
-	pthread_once(&init_once, init);
-	/* Sequentially consistent, before admit_locked reads the dying
-	 * slots: the destroy handshake's other half.  Also precedes every
-	 * doorbell, and makes io_cancel look here. */
-	atomic_store(&aioreap_poll_emul_used, 1);
-
+	aioreap_poll_note_used();
 	aioreap_pe_enter(&old);
-	r = admit_locked(ctx, cb, &k, fd, resfd, &ret);
+	r = admit_locked(ctx, cb, &k, fd, programs, &ret);
 	if (r)
 		ret = arm_or_complete(r, ready);
 	aioreap_pe_leave(&old);
 	if (ret == 0)
-		return 0;	/* the record owns the descriptors now */
-drop:			/* what was taken (either may be -1) */
-	if (resfd >= 0)
-		sys_close(resfd);
-	if (fd >= 0)
+		return 0;	/* the record owns the descriptor now */
+	if (fd >= 0 && !programs)
 		sys_close(fd);
-	return ret;
+	/* The library's own descriptors could not be had (its set, its
+	 * doorbell file): resources, as io_submit says for its own. */
+	return ret == -EMFILE || ret == -ENFILE ? -EAGAIN : ret;
 }
 
 /* nr as the kernel would clamp it: to the ring's size. */
@@ -398,6 +420,20 @@ int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 	return (int)done;
 }
 
+/* io_submit: the kernel first, the emulation for what it refuses. */
+int aioreap_poll_submit(io_context_t ctx, long nr, struct iocb **ios)
+{
+	long ret;
+
+	/* No question to the kernel first: the batch itself tells. */
+	if (unlikely(features_disabled() & DISABLE_POLL))
+		return aioreap_poll_emul_submit(ctx, nr, ios);
+	ret = aio_sys_submit(ctx, nr, ios);
+	if (unlikely(ret != nr) && nr > 0 && (ret >= 0 || ret == -EINVAL))
+		return aioreap_poll_emul_resume(ctx, nr, ios, ret);
+	return (int)ret;
+}
+
 /*
  * The kernel refused a well-formed poll of fd with EINVAL: a file with
  * two wait queues (a tty, a pty, a FIFO open read-write), which we serve,
@@ -423,6 +459,7 @@ static int worth_emulating(int fd)
 static long resume_at(io_context_t ctx, struct iocb **pos, long err,
 		      int ctx_known_ok)
 {
+	struct kernel_iocb k;
 	struct iocb *cb;
 	long ret;
 
@@ -434,7 +471,15 @@ static long resume_at(io_context_t ctx, struct iocb **pos, long err,
 	cb = *pos;		/* read once, as the kernel reads it */
 	if (!is_poll(cb) || !worth_emulating((int)cb->aio_fildes))
 		return -EINVAL;
-	ret = emulate_one(ctx, cb, ctx_known_ok ? CTX_KNOWN_OK : 0);
+	/* The kernel checked all but the poll's own fields (it would have
+	 * said EBADF or EFAULT first), and wrote the key. */
+	memcpy(&k, cb, sizeof(k));
+	if (k.aio_reserved2 || !poll_fields_ok(&k))
+		return -EINVAL;
+	aioreap_poll_note_used();
+	ret = aioreap_poll_carry(ctx, cb, &k);
+	if (ret == CARRY_UNAVAILABLE)
+		ret = emulate_one(ctx, cb, ctx_known_ok ? CTX_KNOWN_OK : 0);
 	return ret < 0 ? ret : 1;
 }
 
@@ -483,31 +528,46 @@ long aioreap_poll_emul_translate(struct io_event *ev, long n)
 		struct poll_rec *r;
 		uint64_t token, want;
 
-		if (!aioreap_helper_is_doorbell(ev[i].obj)) {
+		memcpy(&token, &ev[i], sizeof(token));	/* the kernel's u64 */
+		r = aioreap_rec_at(token);
+		/* A carried poll's obj is its record's iocb, which no
+		 * program iocb can share; a doorbell's is one of ours. */
+		if (!aioreap_helper_is_doorbell(ev[i].obj) &&
+		    (!r || ev[i].obj != (struct iocb *)&r->carry)) {
 			if (out != i)
 				ev[out] = ev[i];
 			out++;
 			continue;
 		}
-		memcpy(&token, &ev[i], sizeof(token));	/* the kernel's u64 */
-		r = aioreap_rec_at(token);
 		want = (token & ~(uint64_t)UINT32_MAX) | REC_DELIVERED;
 		/* Acquire: pairs with the release that made it DELIVERED,
-		 * so the fields read below are the helper's. */
-		if (r && atomic_compare_exchange_strong_explicit(
-				 &r->tag, &want,
-				 (token & ~(uint64_t)UINT32_MAX) | REC_CLAIMED,
-				 memory_order_acquire, memory_order_relaxed)) {
+		 * so the fields read below are the helper's.  A failed claim:
+		 * the context was destroyed meanwhile and the record with
+		 * it; the event is dropped, as the kernel drops a destroyed
+		 * context's (an event with no iocb crashes io_queue_run). */
+		if (!r || !atomic_compare_exchange_strong_explicit(
+				  &r->tag, &want,
+				  (token & ~(uint64_t)UINT32_MAX) | REC_CLAIMED,
+				  memory_order_acquire, memory_order_relaxed))
+			continue;
+		if (r->async) {
+			/* A read or write of async submission: taken out
+			 * when a worker must do it. */
+			out += aioreap_async_complete(r, &ev[i], &ev[out]);
+		} else {
+			unsigned long res = r->carried ?
+				aioreap_poll_carry_res(r, ev[i].res) : r->res;
+
 			memcpy(&ev[out], &r->user_data, sizeof(r->user_data));
 			ev[out].obj = r->user;
-			ev[out].res = r->res;
+			ev[out].res = res;
 			ev[out].res2 = 0;
 			out++;
+			/* No descriptor of ours is left on a record
+			 * whose event is out: the next lock holder frees
+			 * it, and no system call is added here. */
 			aioreap_rec_recycle_push(r);
 		}
-		/* Else the context was destroyed meanwhile and the poll with
-		 * it: drop the event, as the kernel drops a destroyed
-		 * context's (an event with no iocb crashes io_queue_run). */
 	}
 	return out;
 }
@@ -524,7 +584,8 @@ int aioreap_poll_emul_cancel(io_context_t ctx, struct iocb *iocb, int *ret)
 		if (r->user != iocb || r->ctx != ctx)
 			continue;
 		found = r;
-		if (rec_state(r) == REC_ARMED)
+		if (rec_state(r) == REC_ARMED ||
+		    (r->carried && rec_state(r) == REC_DELIVERED))
 			break;
 	}
 	if (!found) {
@@ -532,7 +593,15 @@ int aioreap_poll_emul_cancel(io_context_t ctx, struct iocb *iocb, int *ret)
 		return 0;	/* not ours: the kernel answers */
 	}
 	*ret = -EINVAL;		/* a key the kernel would refuse, or fired */
-	if (iocb->key == 0) {
+	if (iocb->key == 0 && found->carried &&
+	    rec_state(found) == REC_DELIVERED) {
+		struct io_event unused;
+
+		/* The kernel's answer for its own poll: EINPROGRESS, the
+		 * event (res 0) to come; EINVAL once it completed. */
+		*ret = (int)aio_sys_cancel(ctx, (struct iocb *)&found->carry,
+					   &unused);
+	} else if (iocb->key == 0 && !found->carried) {
 		aioreap_helper_check();		/* before any epoll_ctl below */
 		if (rec_move(found, REC_ARMED, REC_FIRED)) {
 			found->res = 0;

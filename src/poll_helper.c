@@ -1,19 +1,22 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
-/* The poll emulation's epoll set, the helper thread that waits on it and
- * the doorbells; all under the emulation's lock but the helper's wait. */
+/*
+ * The helper's epoll set, the polls armed in it and the doorbells that
+ * carry their completions into the rings; all under the emulation's lock
+ * (poll_thread.c), which the helper thread takes too.  Every function
+ * here may run in the helper, which is no C library thread: helper_code,
+ * raw system calls only, nothing under /proc.
+ */
 #include "config.h"
 
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <signal.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 
 #include "compiler.h"
+#include "poll_bits.h"
 #include "poll_emul.h"
 #include "poll_helper.h"
 #include "poll_rec.h"
@@ -22,60 +25,13 @@
 
 /* epoll data of the wake-up pipe; no record token is ever this. */
 #define WAKE_TOKEN	UINT64_MAX
-/* The helper's retry period while a full ring holds doorbells back. */
-#define RETRY_MS	5
 /* Doorbells rung in one io_submit. */
 #define BELL_BATCH	64
-/* How long the helper waits with nothing queued before it checks
- * whether it is the process's last thread (helper_main). */
-#define IDLE_MS		1000
 
-static pthread_mutex_t pe_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void rec_recycle(void);
-
-/* --- the lock ---------------------------------------------------------- */
-
-void aioreap_pe_enter(sigset_t *old)
-{
-	sigset_t all;
-
-	/* Leaves the C library's internal signals alone; errno untouched. */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, old);
-	pthread_mutex_lock(&pe_lock);
-	rec_recycle();
-}
-
-void aioreap_pe_leave(const sigset_t *old)
-{
-	pthread_mutex_unlock(&pe_lock);
-	pthread_sigmask(SIG_SETMASK, old, NULL);
-}
-
-static void close_resfd(struct poll_rec *r)
-{
-	if (r->resfd >= 0 && aioreap_fd_is(r->resfd, &r->resfd_id))
-		sys_close(r->resfd);
-	r->resfd = -1;
-}
-
-void aioreap_rec_free(struct poll_rec *r)
+helper_code void aioreap_rec_free(struct poll_rec *r)
 {
 	aioreap_helper_disarm(r);
-	close_resfd(r);
 	aioreap_rec_release(r);
-}
-
-/* Free what reapers claimed. */
-static void rec_recycle(void)
-{
-	struct poll_rec *r, *next;
-
-	for (r = aioreap_rec_recycle_take(); r; r = next) {
-		next = r->rnext;
-		aioreap_rec_free(r);
-	}
 }
 
 static int epfd = -1;		/* the process-wide epoll set */
@@ -83,11 +39,10 @@ static int wake_rd = -1;	/* pipe in that set: "look again" */
 static int wake_wr = -1;
 static int bellfd = -1;		/* memfd (or /dev/zero) the doorbells read */
 static struct fd_id wake_id, bell_id;
-static int helper_running;
-/* Bumped when the set is replaced: an older helper leaves on waking. */
-static unsigned helper_gen;
-/* Set once a new helper runs our code (fork waits for it). */
-static _Atomic int helper_started;
+static int kicked;		/* a byte is in the pipe: no second one */
+/* Bumped with each new set: the helper started for an older one leaves
+ * when it wakes (poll_thread.c). */
+static unsigned set_gen;
 /* The set was lost: re-arm every ARMED record in the next one. */
 static int need_rearm;
 /* Records linked through qnext, in order. */
@@ -102,38 +57,16 @@ static struct rec_list queue;	/* completions awaiting a bell */
 static struct iocb bells[BELL_BATCH];
 static char bell_byte;
 
-int aioreap_helper_is_doorbell(const struct iocb *obj)
+helper_code int aioreap_helper_is_doorbell(const struct iocb *obj)
 {
 	uintptr_t a = (uintptr_t)obj, b = (uintptr_t)bells;
 
 	return a - b < sizeof(bells);
 }
 
-/* POLL* and EPOLL* bits differ on some ABIs (POLLWRNORM on MIPS and
- * SPARC): rows of a POLL* bit and its EPOLL* bit. */
-static const unsigned poll_epoll_map[][2] = {
-	{ POLLIN, EPOLLIN },		{ POLLPRI, EPOLLPRI },
-	{ POLLOUT, EPOLLOUT },		{ POLLERR, EPOLLERR },
-	{ POLLHUP, EPOLLHUP },		{ POLLRDNORM, EPOLLRDNORM },
-	{ POLLRDBAND, EPOLLRDBAND },	{ POLLWRNORM, EPOLLWRNORM },
-	{ POLLWRBAND, EPOLLWRBAND },	{ POLLMSG, EPOLLMSG },
-	{ POLLRDHUP, EPOLLRDHUP },
-};
-
-/* POLL* bits to EPOLL* bits (to_epoll 1), or back (0). */
-static unsigned translate_bits(unsigned ev, int to_epoll)
-{
-	unsigned i, out = 0;
-
-	for (i = 0; i < sizeof(poll_epoll_map) / sizeof(*poll_epoll_map); i++)
-		if (ev & poll_epoll_map[i][!to_epoll])
-			out |= poll_epoll_map[i][to_epoll];
-	return out;
-}
-
 /* Is epfd still our set?  Our pipe (a unique inode) must be registered in
  * it under wake_rd (kcmp); without kcmp, trust a close-on-exec epfd. */
-static int set_is_ours(void)
+helper_code static int set_is_ours(void)
 {
 	long r;
 
@@ -148,10 +81,15 @@ static int set_is_ours(void)
 	return (int)r;
 }
 
-/* Forget the set and the pipe (closing what is still ours), retire the
- * helper, and let the next ensure make new ones. */
-static void set_drop(void)
+/* Forget the set and the pipe (closing what is still ours), and let the
+ * next ensure make new ones and re-arm. */
+helper_code static void set_drop(void)
 {
+	/* Wake the helper waiting on this set, if the pipe is still ours:
+	 * it finds a new generation and leaves. */
+	kicked = 0;
+	if (aioreap_fd_is(wake_wr, &wake_id))
+		aioreap_helper_kick();
 	if (set_is_ours())
 		sys_close(epfd);
 	if (aioreap_fd_is(wake_rd, &wake_id))
@@ -159,20 +97,20 @@ static void set_drop(void)
 	if (aioreap_fd_is(wake_wr, &wake_id))
 		sys_close(wake_wr);
 	epfd = wake_rd = wake_wr = -1;
-	helper_running = 0;
-	helper_gen++;
+	kicked = 0;
+	set_gen++;
 	need_rearm = 1;
 }
 
-static void kick(void)
+helper_code void aioreap_helper_kick(void)
 {
 	static const char one = 1;
 
-	if (wake_wr >= 0)
-		sys_write(wake_wr, &one, 1);
+	if (wake_wr >= 0 && !kicked && sys_write(wake_wr, &one, 1) == 1)
+		kicked = 1;
 }
 
-static void list_append(struct rec_list *l, struct poll_rec *r)
+helper_code static void list_append(struct rec_list *l, struct poll_rec *r)
 {
 	r->qnext = NULL;
 	if (l->tail)
@@ -183,7 +121,7 @@ static void list_append(struct rec_list *l, struct poll_rec *r)
 }
 
 /* Move up to max of ctx's queued records, in order, to the end of to. */
-static long take_ctx(io_context_t ctx, long max, struct rec_list *to)
+helper_code static long take_ctx(io_context_t ctx, long max, struct rec_list *to)
 {
 	struct poll_rec *r, *prev = NULL, *next;
 	long n = 0;
@@ -206,28 +144,26 @@ static long take_ctx(io_context_t ctx, long max, struct rec_list *to)
 	return n;
 }
 
-static void prep_bell(struct iocb *b, struct poll_rec *r)
+helper_code static void prep_bell(struct iocb *b, struct poll_rec *r)
 {
 	struct kernel_iocb k;
 	uint64_t token = aioreap_rec_token(r);
+	int resfd = r->user_resfd;
 
-	/* Never hand the kernel an eventfd number no longer ours. */
-	if (r->resfd >= 0 && !aioreap_fd_is(r->resfd, &r->resfd_id))
-		r->resfd = -1;
 	memset(&k, 0, sizeof(k));
 	k.aio_data = token;
 	k.aio_lio_opcode = IO_CMD_PREAD;
 	k.aio_fildes = (uint32_t)bellfd;
 	k.aio_buf = (uintptr_t)&bell_byte;
-	if (r->resfd >= 0) {
+	if (resfd >= 0) {
 		k.aio_flags = KIOCB_FLAG_RESFD;
-		k.aio_resfd = (uint32_t)r->resfd;
+		k.aio_resfd = (uint32_t)resfd;
 	}
 	memcpy(b, &k, sizeof(k));
 }
 
 /* The doorbell file: a memfd (its inode is unique), or /dev/zero. */
-static int bell_ensure(void)
+helper_code static int bell_ensure(void)
 {
 	long fd;
 
@@ -237,6 +173,7 @@ static int bell_ensure(void)
 	fd = sys_memfd_create("libaio-doorbell", MFD_CLOEXEC);
 	if (fd < 0)
 		fd = sys_openat(AT_FDCWD, "/dev/zero", O_RDONLY | O_CLOEXEC);
+	fd = aioreap_fd_above_stdio(fd);
 	if (fd < 0)
 		return (int)fd;
 	bellfd = (int)fd;
@@ -244,7 +181,7 @@ static int bell_ensure(void)
 	return 0;
 }
 
-void aioreap_helper_unqueue(io_context_t ctx, int free_them)
+helper_code void aioreap_helper_unqueue(io_context_t ctx, int free_them)
 {
 	struct rec_list l = { NULL, NULL };
 	struct poll_rec *r, *next;
@@ -259,20 +196,23 @@ void aioreap_helper_unqueue(io_context_t ctx, int free_them)
 /*
  * The kernel refused the doorbells of grp[0..n), one context's, and not
  * for a full ring.  Our doorbell file closed under us: make another.  An
- * eventfd it will not take: ring without it.  A context destroyed by a
- * raw system call: drop its records.  Else drop the first.  Returns how
- * many of grp, from the front, are gone.
+ * eventfd the program closed or replaced since the poll was submitted:
+ * ring without it.  A context destroyed by a raw system call: drop its
+ * records.  Else drop the first.  Returns how many of grp, from the
+ * front, are gone.
  */
-static long refused(io_context_t ctx, struct poll_rec **grp, long n)
+helper_code static long refused(io_context_t ctx, struct poll_rec **grp,
+				long n)
 {
 	long i;
 
 	if (!aioreap_fd_is(bellfd, &bell_id)) {
+		bellfd = -1;	/* not ours to close */
 		bell_ensure();
 		return 0;
 	}
-	if (grp[0]->resfd >= 0) {
-		close_resfd(grp[0]);
+	if (grp[0]->user_resfd >= 0) {
+		grp[0]->user_resfd = -1;
 		return 0;
 	}
 	if (aio_sys_submit(ctx, 0, NULL) < 0) {
@@ -288,7 +228,8 @@ static long refused(io_context_t ctx, struct poll_rec **grp, long n)
 /* Ring up to BELL_BATCH of ctx's queued records (into grp, *n of them)
  * in one io_submit.  Returns how many from the front are rung or
  * dropped; *full when the ring had no room for the rest. */
-static long ring(io_context_t ctx, struct poll_rec **grp, long *n, int *full)
+helper_code static long ring(io_context_t ctx, struct poll_rec **grp,
+			     long *n, int *full)
 {
 	struct rec_list l = { NULL, NULL };
 	struct iocb *list[BELL_BATCH];
@@ -305,9 +246,6 @@ static long ring(io_context_t ctx, struct poll_rec **grp, long *n, int *full)
 	}
 	*n = i;
 	ret = aio_sys_submit(ctx, i, list);
-	/* Rung: the reapers' now, but for the eventfd no reaper reads. */
-	for (i = 0; i < ret; i++)
-		close_resfd(grp[i]);
 	/* No event for the others: nobody can claim them. */
 	for (i = ret > 0 ? ret : 0; i < *n; i++)
 		rec_set(grp[i], REC_FIRED);
@@ -319,7 +257,7 @@ static long ring(io_context_t ctx, struct poll_rec **grp, long *n, int *full)
 
 /* Ring what the rings have room for, one io_submit per context; what a
  * full ring refuses stays queued, in order.  1 when some remain. */
-static int flush(void)
+helper_code int aioreap_helper_flush(void)
 {
 	struct rec_list keep = { NULL, NULL };
 
@@ -341,24 +279,26 @@ static int flush(void)
 	return queue.head != NULL;
 }
 
-void aioreap_helper_complete(struct poll_rec *r)
+helper_code void aioreap_helper_complete(struct poll_rec *r)
 {
 	list_append(&queue, r);
-	if (flush()) {
-		/* A full ring: the helper retries until there is room. */
-		if (aioreap_helper_ensure() == 0)
-			kick();
-	}
+	aioreap_helper_flush();	/* what stays queued is the helper's */
 }
 
-int aioreap_helper_arm(struct poll_rec *r)
+helper_code int aioreap_helper_queued(void)
+{
+	return queue.head != NULL;
+}
+
+helper_code int aioreap_helper_arm(struct poll_rec *r)
 {
 	struct epoll_event ev;
 	long ret, dup;
 	int first = r->fd;
 
 	memset(&ev, 0, sizeof(ev));
-	ev.events = translate_bits(r->events, 1) | EPOLLONESHOT;
+	ev.events = poll_bits_translate(poll_bits_woken_by(r->events), 1) |
+		    EPOLLONESHOT;
 	ev.data.u64 = aioreap_rec_token(r);
 	/* EEXIST: the set holds this file under this number already, left
 	 * by a duplicate of ours that the program closed while the file
@@ -384,18 +324,26 @@ int aioreap_helper_arm(struct poll_rec *r)
 
 /* Is r->fd still our duplicate?  kcmp against its registration in our
  * set, then the inode and close-on-exec checks. */
-static int dup_is_ours(struct poll_rec *r)
+helper_code static int dup_is_ours(struct poll_rec *r)
 {
+	if (r->fd_programs)	/* the program's own descriptor, armed */
+		return 0;
 	if (epfd >= 0 && aioreap_fd_in_epoll(epfd, r->fd) == 0)
 		return 0;
 	return aioreap_fd_is(r->fd, &r->fd_id);
 }
 
-void aioreap_helper_disarm(struct poll_rec *r)
+helper_code void aioreap_helper_disarm(struct poll_rec *r)
 {
 	if (r->fd < 0)
 		return;
-	if (dup_is_ours(r)) {
+	if (r->fd_programs) {
+		/* Out of the set while the number still names the file;
+		 * the descriptor itself is the program's. */
+		if (epfd >= 0 && aioreap_fd_names(r->fd, &r->fd_id))
+			sys_epoll_ctl(epfd, EPOLL_CTL_DEL, r->fd, NULL);
+		r->fd_programs = 0;
+	} else if (dup_is_ours(r)) {
 		if (epfd >= 0)
 			sys_epoll_ctl(epfd, EPOLL_CTL_DEL, r->fd, NULL);
 		sys_close(r->fd);
@@ -403,9 +351,26 @@ void aioreap_helper_disarm(struct poll_rec *r)
 	r->fd = -1;
 }
 
-/* After a lost set: re-arm each ARMED record, or complete it with
- * POLLNVAL when its descriptor is no longer ours. */
-static void rearm_all(void)
+/* A new duplicate for r of the program's own descriptor, if that still
+ * names the polled file (the program closed ours, not its own); or -1. */
+helper_code static int redup(struct poll_rec *r)
+{
+	long d;
+
+	if (!aioreap_fd_names(r->user_fd, &r->fd_id))
+		return -1;
+	d = sys_fcntl(r->user_fd, F_DUPFD_CLOEXEC, 3);
+	if (d == -EMFILE || d == -EINVAL) {
+		r->fd_programs = 1;	/* at the limit: arm the program's */
+		return r->user_fd;
+	}
+	return d < 0 ? -1 : (int)d;
+}
+
+/* After a lost set: re-arm each ARMED record, through a new duplicate if
+ * the program closed ours; complete it with POLLNVAL only when the
+ * program's own descriptor no longer names the file either. */
+helper_code static void rearm_all(void)
 {
 	struct poll_rec *r;
 	unsigned pos = 0;
@@ -413,10 +378,18 @@ static void rearm_all(void)
 	while ((r = aioreap_rec_each(&pos))) {
 		if (rec_state(r) != REC_ARMED)
 			continue;
-		if (r->fd >= 0 && aioreap_fd_is(r->fd, &r->fd_id)) {
+		if (r->fd >= 0 && (r->fd_programs ||
+				   !aioreap_fd_is(r->fd, &r->fd_id)))
+			r->fd = -1;	/* the program's: never closed */
+		r->fd_programs = 0;
+		if (r->fd < 0)
+			r->fd = redup(r);
+		if (r->fd >= 0) {
 			if (aioreap_helper_arm(r) == 0)
 				continue;
-			sys_close(r->fd);
+			if (!r->fd_programs)
+				sys_close(r->fd);
+			r->fd_programs = 0;
 		}
 		r->fd = -1;
 		r->res = POLLNVAL;
@@ -426,117 +399,68 @@ static void rearm_all(void)
 }
 
 /* The helper saw r ready: whoever moves it out of ARMED completes it. */
-static void fire(uint64_t token, unsigned revents)
+helper_code static void fire(uint64_t token, unsigned revents)
 {
 	struct poll_rec *r = aioreap_rec_by_token(token);
 
 	if (!r || !rec_move(r, REC_ARMED, REC_FIRED))
 		return;		/* cancelled or forgotten meanwhile */
-	r->res = translate_bits(revents, 0) &
-		(r->events | POLLERR | POLLHUP | POLLNVAL);
+	r->res = poll_bits_translate(revents, 0) &
+		(poll_bits_woken_by(r->events) | POLLNVAL);
 	aioreap_helper_disarm(r);
 	list_append(&queue, r);
 }
 
-/* Under the lock: is this helper still the one, with a set still ours?
- * A lost set is replaced (new set, new helper, polls re-armed). */
-static int helper_still_valid(unsigned my_gen)
+helper_code void aioreap_helper_handle(const struct epoll_event *ev, long n)
 {
-	if (helper_gen == my_gen)
-		aioreap_helper_check();
-	return helper_gen == my_gen;
-}
+	long i;
 
-/* Is this the process's last live thread: the main thread a zombie, and
- * no thread but the two of us?  0 when /proc cannot tell. */
-static int last_thread(void)
-{
-	char buf[512], *p;
-	long f = sys_openat(AT_FDCWD, "/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	long len, field;
+	for (i = 0; i < n; i++) {
+		if (ev[i].data.u64 == WAKE_TOKEN) {
+			char buf[64];
 
-	if (f < 0)
-		return 0;
-	len = sys_read((int)f, buf, sizeof(buf) - 1);
-	sys_close((int)f);
-	if (len <= 0)
-		return 0;
-	buf[len] = '\0';
-	/* "pid (comm) STATE ..." with num_threads the 20th field; comm may
-	 * hold spaces and parentheses, so count from the last ')'. */
-	p = strrchr(buf, ')');
-	if (!p || p[1] != ' ' || p[2] != 'Z')
-		return 0;
-	for (field = 3, p += 2; field < 20 && (p = strchr(p, ' ')); field++)
-		p++;
-	return p && strtol(p, NULL, 10) == 2;
-}
-
-static void *helper_main(void *arg)
-{
-	struct epoll_event ev[64];
-	unsigned my_gen = (unsigned)(uintptr_t)arg;
-	long i, n = 0;
-	int idle = 0;
-
-	/* Release: a fork may now go on (see the fork's preparation). */
-	atomic_store_explicit(&helper_started, 1, memory_order_release);
-	sys_futex_wake((int *)&helper_started, INT_MAX);
-	for (;;) {
-		int ms, my_epfd;
-
-		pthread_mutex_lock(&pe_lock);
-		rec_recycle();
-		/* A replaced set's events are dropped: all is re-armed. */
-		if (!helper_still_valid(my_gen))
-			break;
-		for (i = 0; i < n; i++) {
-			if (ev[i].data.u64 == WAKE_TOKEN) {
-				char buf[64];
-
-				sys_read(wake_rd, buf, sizeof(buf));
-				continue;
-			}
-			fire(ev[i].data.u64, ev[i].events);
+			while (sys_read(wake_rd, buf, sizeof(buf)) > 0)
+				;
+			kicked = 0;
+			continue;
 		}
-		flush();
-		ms = queue.head ? RETRY_MS : IDLE_MS;
-		my_epfd = epfd;
-		pthread_mutex_unlock(&pe_lock);
-		/* Every thread of the program gone (pthread_exit): end the
-		 * process, as the C library does when the last thread leaves,
-		 * armed polls or not (a kernel poll keeps no process alive).
-		 * A raw clone(CLONE_VM) task may outlive it, sharing this
-		 * memory: its next poll call starts a new helper (and a new
-		 * set, re-armed, if this one is not in its file table).
-		 * The helper stays, not retiring when idle: starting it again
-		 * could fall to a signal handler's io_submit. */
-		if (idle && last_thread()) {
-			pthread_mutex_lock(&pe_lock);
-			helper_running = 0;
-			pthread_mutex_unlock(&pe_lock);
-			exit(0);
-		}
-
-		n = sys_epoll_wait(my_epfd, ev, 64, ms);
-		idle = n == 0 && ms == IDLE_MS;
-		if (n < 0)
-			n = 0;
+		fire(ev[i].data.u64, ev[i].events);
 	}
-	pthread_mutex_unlock(&pe_lock);
-	return NULL;
+}
+
+helper_code int aioreap_helper_wait_fd(void)
+{
+	return epfd;
+}
+
+helper_code unsigned aioreap_helper_set_gen(void)
+{
+	return set_gen;
 }
 
 /* The epoll set and its wake-up pipe (both ends non-blocking). */
-static int set_create(void)
+helper_code static int set_create(void)
 {
-	long e = sys_epoll_create1(EPOLL_CLOEXEC), r;
+	long e = aioreap_fd_above_stdio(sys_epoll_create1(EPOLL_CLOEXEC)), r;
 	struct epoll_event ev;
 	int p[2];
 
 	if (e < 0)
 		return (int)e;
 	r = sys_pipe2(p, O_CLOEXEC | O_NONBLOCK);
+	if (r == 0) {
+		long wr = aioreap_fd_above_stdio(p[1]), rd = aioreap_fd_above_stdio(p[0]);
+
+		if (wr < 0 || rd < 0) {
+			if (wr >= 0)
+				sys_close((int)wr);
+			if (rd >= 0)
+				sys_close((int)rd);
+			r = wr < 0 ? wr : rd;
+		}
+		p[0] = (int)rd;
+		p[1] = (int)wr;
+	}
 	if (r < 0) {
 		sys_close((int)e);
 		return (int)r;
@@ -557,34 +481,26 @@ static int set_create(void)
 	return 0;
 }
 
-/* Start this generation's helper: 0 or -errno, errno kept.  It inherits
- * a mask blocking every signal: the application's are not its to take. */
-static int helper_start(void)
+/* After a set that could not be rebuilt: every armed poll completes with
+ * POLLNVAL rather than wait for a set that is not there. */
+helper_code static void fail_armed(void)
 {
-	pthread_attr_t attr;
-	pthread_t tid;
-	sigset_t all, old;
-	int saved = errno, err;
+	struct poll_rec *r;
+	unsigned pos = 0;
 
-	atomic_store_explicit(&helper_started, 0, memory_order_relaxed);
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	err = pthread_create(&tid, &attr, helper_main,
-			     (void *)(uintptr_t)helper_gen);
-	pthread_attr_destroy(&attr);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	errno = saved;
-	if (err)
-		return -err;
-	helper_running = 1;
-	return 0;
+	while ((r = aioreap_rec_each(&pos))) {
+		if (rec_state(r) != REC_ARMED)
+			continue;
+		aioreap_helper_disarm(r);
+		r->res = POLLNVAL;
+		rec_set(r, REC_FIRED);
+		list_append(&queue, r);
+	}
 }
 
-/* Make sure the doorbell file, the set, its pipe and the helper exist and
- * are ours; after a lost set, re-arm every poll.  0 or -errno. */
-int aioreap_helper_ensure(void)
+/* Make sure the doorbell file, the set and its pipe exist and are ours;
+ * after a lost set, re-arm every poll.  0 or -errno. */
+helper_code int aioreap_helper_ensure(void)
 {
 	int ret;
 
@@ -593,39 +509,31 @@ int aioreap_helper_ensure(void)
 	ret = bell_ensure();
 	if (ret < 0)
 		return ret;
-	if (epfd < 0 && (ret = set_create()) < 0)
+	if (epfd < 0 && (ret = set_create()) < 0) {
+		if (need_rearm && aioreap_rec_armed)
+			fail_armed();
+		need_rearm = 0;
+		aioreap_helper_flush();
 		return ret;
-	if (!helper_running && (ret = helper_start()) < 0)
-		return ret;
+	}
 	if (need_rearm) {
 		need_rearm = 0;
 		rearm_all();
-		if (flush())
-			kick();
+		aioreap_helper_flush();
 	}
 	return 0;
 }
 
-void aioreap_helper_check(void)
+helper_code void aioreap_helper_check(void)
 {
 	if (epfd >= 0 && !set_is_ours())
 		aioreap_helper_ensure();
 }
 
-/* A helper created just before a fork may still hold the C library's or
- * a sanitizer's internal locks, which the child would inherit held: wait
- * (futex, lock held) until it runs our code, which allocates nothing. */
-void aioreap_helper_fork_prepare(void)
-{
-	while (helper_running &&
-	       !atomic_load_explicit(&helper_started, memory_order_acquire))
-		sys_futex_wait((int *)&helper_started, 0);
-}
-
 void aioreap_helper_reset_in_child(void)
 {
-	/* No helper here, and the set is shared with the parent (a DEL
-	 * would remove its registrations): drop it, re-arm nothing. */
+	/* The set is shared with the parent (a DEL would remove its
+	 * registrations): drop it, re-arm nothing. */
 	set_drop();
 	need_rearm = 0;
 	queue.head = queue.tail = NULL;

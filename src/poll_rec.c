@@ -24,22 +24,23 @@ static _Atomic unsigned nchunks;
 static struct poll_rec *free_list;
 static struct poll_rec *hash[HASH_SIZE];
 static unsigned long live;		/* records not free */
+unsigned long aioreap_rec_armed;
 /* Claimed records awaiting the lock: push and take-all only, so no ABA. */
 static struct poll_rec *_Atomic recycle_head;
 
-static unsigned hash_of(const struct iocb *cb)
+helper_code static unsigned hash_of(const struct iocb *cb)
 {
 	uint64_t h = (uint64_t)((uintptr_t)cb >> 6) * 0x9e3779b97f4a7c15ull;
 
 	return (unsigned)(h >> 56) & (HASH_SIZE - 1);
 }
 
-uint64_t aioreap_rec_token(const struct poll_rec *r)
+helper_code uint64_t aioreap_rec_token(const struct poll_rec *r)
 {
 	return (uint64_t)r->gen << 32 | r->idx;
 }
 
-struct poll_rec *aioreap_rec_at(uint64_t token)
+helper_code struct poll_rec *aioreap_rec_at(uint64_t token)
 {
 	uint32_t idx = (uint32_t)token;
 	unsigned n = atomic_load_explicit(&nchunks, memory_order_acquire);
@@ -49,7 +50,7 @@ struct poll_rec *aioreap_rec_at(uint64_t token)
 	return &chunks[idx >> CHUNK_SHIFT][idx & (CHUNK_RECS - 1)];
 }
 
-struct poll_rec *aioreap_rec_by_token(uint64_t token)
+helper_code struct poll_rec *aioreap_rec_by_token(uint64_t token)
 {
 	struct poll_rec *r = aioreap_rec_at(token);
 
@@ -59,7 +60,7 @@ struct poll_rec *aioreap_rec_by_token(uint64_t token)
 	return r;
 }
 
-struct poll_rec *aioreap_rec_alloc(void)
+helper_code struct poll_rec *aioreap_rec_alloc(void)
 {
 	struct poll_rec *r;
 
@@ -78,7 +79,7 @@ struct poll_rec *aioreap_rec_alloc(void)
 		c = (struct poll_rec *)a;	/* zero-filled: FREE, gen 0 */
 		for (i = CHUNK_RECS; i-- > 0;) {
 			c[i].idx = n * CHUNK_RECS + i;
-			c[i].fd = c[i].resfd = -1;
+			c[i].fd = -1;
 			c[i].qnext = free_list;
 			free_list = &c[i];
 		}
@@ -90,12 +91,18 @@ struct poll_rec *aioreap_rec_alloc(void)
 	r->qnext = NULL;
 	r->gen++;
 	rec_set(r, REC_FREE);	/* the new generation, still free */
-	r->fd = r->resfd = -1;
+	r->fd = -1;
+	r->fd_programs = 0;
+	r->async = 0;
+	r->nowait = 0;
+	r->err = 0;
+	r->iov = NULL;
+	r->iov_map = 0;
 	live++;
 	return r;
 }
 
-void aioreap_rec_hash_insert(struct poll_rec *r)
+helper_code void aioreap_rec_hash_insert(struct poll_rec *r)
 {
 	unsigned h = hash_of(r->user);
 
@@ -103,7 +110,7 @@ void aioreap_rec_hash_insert(struct poll_rec *r)
 	hash[h] = r;
 }
 
-static void hash_remove(struct poll_rec *r)
+helper_code static void hash_remove(struct poll_rec *r)
 {
 	struct poll_rec **p = &hash[hash_of(r->user)];
 
@@ -114,13 +121,16 @@ static void hash_remove(struct poll_rec *r)
 	r->hnext = NULL;
 }
 
-struct poll_rec *aioreap_rec_hash_first(const struct iocb *cb)
+helper_code struct poll_rec *aioreap_rec_hash_first(const struct iocb *cb)
 {
 	return hash[hash_of(cb)];
 }
 
-void aioreap_rec_release(struct poll_rec *r)
+helper_code void aioreap_rec_release(struct poll_rec *r)
 {
+	if (r->iov_map)
+		sys_munmap(r->iov, r->iov_map);
+	r->iov_map = 0;
 	hash_remove(r);
 	rec_set(r, REC_FREE);
 	r->qnext = free_list;
@@ -128,7 +138,7 @@ void aioreap_rec_release(struct poll_rec *r)
 	live--;
 }
 
-struct poll_rec *aioreap_rec_each(unsigned *pos)
+helper_code struct poll_rec *aioreap_rec_each(unsigned *pos)
 {
 	unsigned n = atomic_load_explicit(&nchunks, memory_order_relaxed);
 
@@ -143,7 +153,7 @@ struct poll_rec *aioreap_rec_each(unsigned *pos)
 	return NULL;
 }
 
-void aioreap_rec_recycle_push(struct poll_rec *r)
+helper_code void aioreap_rec_recycle_push(struct poll_rec *r)
 {
 	struct poll_rec *old = atomic_load_explicit(&recycle_head,
 						    memory_order_relaxed);
@@ -157,7 +167,7 @@ void aioreap_rec_recycle_push(struct poll_rec *r)
 }
 
 /* Acquire: pairs with each push's release (the links, the claims). */
-struct poll_rec *aioreap_rec_recycle_take(void)
+helper_code struct poll_rec *aioreap_rec_recycle_take(void)
 {
 	if (!atomic_load_explicit(&recycle_head, memory_order_relaxed))
 		return NULL;
@@ -165,12 +175,12 @@ struct poll_rec *aioreap_rec_recycle_take(void)
 					memory_order_acquire);
 }
 
-void aioreap_rec_recycle_forget(void)
+helper_code void aioreap_rec_recycle_forget(void)
 {
 	atomic_store_explicit(&recycle_head, NULL, memory_order_relaxed);
 }
 
-unsigned long aioreap_rec_live(void)
+helper_code unsigned long aioreap_rec_live(void)
 {
 	return live;
 }

@@ -5,6 +5,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "compiler.h"
 #include "fd_id.h"
@@ -18,7 +19,8 @@ enum {
 	REC_FREE = 0,
 	REC_ARMED,	/* in the epoll set, nobody has completed it */
 	REC_FIRED,	/* completed (ready or cancelled); doorbell not rung */
-	REC_DELIVERED,	/* doorbell event in the ring, awaiting the reaper */
+	REC_DELIVERED,	/* doorbell event in the ring, awaiting the reaper;
+			 * for a carried poll, from its submission on */
 	REC_CLAIMED,	/* translated by a reaper; on its way to recycling */
 };
 
@@ -28,17 +30,47 @@ struct poll_rec {
 	uint32_t idx;		/* position in the record store */
 	uint32_t gen;		/* bumped at each reuse: stale tokens miss */
 	int fd;			/* our duplicate of the polled fd, or -1 */
-	int resfd;		/* our duplicate of the RESFD eventfd, or -1 */
-	struct fd_id fd_id, resfd_id;	/* what fd and resfd named */
+	int fd_programs;	/* 1: fd is the program's own (no number was
+				 * left for a duplicate); never closed */
+	struct fd_id fd_id;	/* what fd named */
 	unsigned events;	/* the POLL* bits asked for */
 	unsigned long res;	/* the mask the completion reports */
 	io_context_t ctx;
 	struct iocb *user;	/* the application's iocb */
+	int user_fd;		/* its aio_fildes as submitted */
+	/* Its RESFD eventfd, or -1.  The doorbell names the program's own
+	 * descriptor, which the kernel resolves when it is rung.  A kernel
+	 * poll takes its reference at submission, so an eventfd the program
+	 * closes (or whose number it reuses) while the poll waits is still
+	 * the one signalled there, and not here (io_prep_poll(3)); holding a
+	 * duplicate instead would need telling ours from the program's after
+	 * its clean-ups, which only /proc can do for an eventfd. */
+	int user_resfd;
+	int carried;		/* 1: carry is in the kernel (poll_carry.c) */
+	/* The poll the kernel carries for a carried record: its event's
+	 * obj is this address, its data the record's token. */
+	struct kernel_iocb carry;
 	uint64_t user_data;	/* its aio_data as submitted */
+	/* Async submission (async.h): carry is the program's read or write
+	 * with the record's token, tried without blocking while nowait is
+	 * set; err, when not 0, is the res a worker's refused submission
+	 * reports through a bell.  iov: the copy of a vectored iocb's array
+	 * that carry points at, in iov_small or mapped (iov_map bytes). */
+	int async;
+	int nowait;
+	long err;
+	struct iovec *iov;
+	size_t iov_map;
+	struct iovec iov_small[4];
+	struct poll_rec *dnext;	/* async: the re-drive list */
 	struct poll_rec *hnext;	/* chain in the by-iocb hash */
 	struct poll_rec *qnext;	/* backlog or free list */
 	struct poll_rec *rnext;	/* recycle list */
 };
+
+/* Records in REC_ARMED (under the lock): the helper thread has work
+ * while there are any. */
+extern hidden unsigned long aioreap_rec_armed;
 
 static inline unsigned rec_state(struct poll_rec *r)
 {
@@ -52,6 +84,7 @@ static inline unsigned rec_state(struct poll_rec *r)
  * must see the record's fields; other states are read under the lock. */
 static inline void rec_set(struct poll_rec *r, unsigned state)
 {
+	aioreap_rec_armed += (state == REC_ARMED) - (rec_state(r) == REC_ARMED);
 	atomic_store_explicit(&r->tag, (uint64_t)r->gen << 32 | state,
 			      memory_order_release);
 }
@@ -62,9 +95,12 @@ static inline int rec_move(struct poll_rec *r, unsigned from, unsigned to)
 {
 	uint64_t want = (uint64_t)r->gen << 32 | from;
 
-	return atomic_compare_exchange_strong_explicit(
-		&r->tag, &want, (uint64_t)r->gen << 32 | to,
-		memory_order_relaxed, memory_order_relaxed);
+	if (!atomic_compare_exchange_strong_explicit(
+		    &r->tag, &want, (uint64_t)r->gen << 32 | to,
+		    memory_order_relaxed, memory_order_relaxed))
+		return 0;
+	aioreap_rec_armed += (to == REC_ARMED) - (from == REC_ARMED);
+	return 1;
 }
 
 /* The store: under the lock unless said.  The record a token names: at

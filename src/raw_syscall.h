@@ -15,14 +15,17 @@
 #define LIBAIO_RAW_SYSCALL_H
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <linux/posix_types.h>
 
 #include "compiler.h"
@@ -388,6 +391,13 @@ static inline long sys_futex_wait_for(int *addr, int val,
 #endif
 }
 
+/* FUTEX_WAIT on a word the kernel wakes with a shared FUTEX_WAKE (a
+ * thread id it clears at the thread's exit). */
+static inline long sys_futex_wait_shared(int *addr, int val)
+{
+	return raw_syscall4(SYS_futex, addr, 0 /* FUTEX_WAIT */, val, NULL);
+}
+
 static inline long sys_futex_wake(int *addr, int n)
 {
 	return raw_syscall3(SYS_futex, addr, 129 /* FUTEX_WAKE_PRIVATE */, n);
@@ -540,6 +550,70 @@ static inline long sys_mmap0(size_t len, int prot, int flags, int fd)
 #endif
 }
 
+static inline long sys_munmap(void *addr, size_t len)
+{
+	return raw_syscall2(SYS_munmap, addr, len);
+}
+
+/* The calling thread's real, effective and saved ids (the 32-bit calls
+ * where a 16-bit one has the plain name). */
+static inline long sys_getresuid(unsigned ids[3])
+{
+#ifdef SYS_getresuid32
+	return raw_syscall3(SYS_getresuid32, &ids[0], &ids[1], &ids[2]);
+#else
+	return raw_syscall3(SYS_getresuid, &ids[0], &ids[1], &ids[2]);
+#endif
+}
+
+static inline long sys_getresgid(unsigned ids[3])
+{
+#ifdef SYS_getresgid32
+	return raw_syscall3(SYS_getresgid32, &ids[0], &ids[1], &ids[2]);
+#else
+	return raw_syscall3(SYS_getresgid, &ids[0], &ids[1], &ids[2]);
+#endif
+}
+
+/* Give up every capability of the calling thread, for good. */
+static inline long sys_drop_capabilities(void)
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3];
+
+	memset(none, 0, sizeof(none));
+	return raw_syscall2(SYS_capset, &h, none);
+}
+
+static inline long sys_mprotect(void *addr, size_t len, int prot)
+{
+	return raw_syscall3(SYS_mprotect, addr, len, prot);
+}
+
+/*
+ * A thread of the process that the C library does not know (the poll
+ * helper, poll_helper.c): it shares memory, descriptors and signal
+ * handlers, keeps the creator's thread pointer, and runs fn on the stack
+ * below stack_top.  *tid is set before fn runs and cleared by the kernel
+ * (with a futex wake) once the thread is gone.  The C library's clone
+ * wrapper does what only assembly can (fn on the new stack, then the
+ * exit system call).  The thread id, or -errno; errno kept.
+ */
+static inline long sys_clone_thread(int (*fn)(void *), void *stack_top,
+				    void *arg, int *tid)
+{
+	int saved = errno;
+	long ret = clone(fn, stack_top,
+			 CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
+			 CLONE_THREAD | CLONE_SYSVSEM | CLONE_PARENT_SETTID |
+			 CLONE_CHILD_CLEARTID, arg, tid, NULL, tid);
+
+	if (ret < 0)
+		ret = -errno;
+	errno = saved;
+	return ret;
+}
+
 /* epoll_pwait with no mask: the one epoll wait every architecture has. */
 static inline long sys_epoll_wait(int epfd, void *ev, int max, int ms)
 {
@@ -558,6 +632,15 @@ static inline long sys_vm_write(const struct iovec *local,
 				const struct iovec *remote)
 {
 	return raw_syscall6(SYS_process_vm_writev, sys_gettid(),
+			    SC_ARG(local), 1, SC_ARG(remote), 1, 0);
+}
+
+/* process_vm_readv on the calling thread: a read of memory the kernel
+ * checks (-EFAULT where it is not readable), as the store above. */
+static inline long sys_vm_read(const struct iovec *local,
+			       const struct iovec *remote)
+{
+	return raw_syscall6(SYS_process_vm_readv, sys_gettid(),
 			    SC_ARG(local), 1, SC_ARG(remote), 1, 0);
 }
 

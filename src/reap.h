@@ -46,12 +46,12 @@ enum ring_look {
 };
 
 /* Fills p with where a reap of at most max would start and how many
- * events it would take (p->n). */
+ * events it would take (p->n).  r is the entry's key, which the caller
+ * checked after taking the lock (not loaded again here). */
 static inline __attribute__((always_inline)) enum ring_look
-ring_peek(struct ctx_entry *e, long max, struct ring_pos *p)
+ring_peek(struct ctx_entry *e, struct aio_ring *r, long max,
+	  struct ring_pos *p)
 {
-	struct aio_ring *r = (struct aio_ring *)atomic_load_explicit(
-		&e->key, memory_order_relaxed);
 	size_t nr = e->nr, head, tail, avail;
 
 	/* The ring's own nr must agree with our copy: an entry left behind by
@@ -123,7 +123,11 @@ static inline enum ring_look ring_reap(struct ctx_entry *e,
 				       long *got)
 {
 	struct ring_pos p;
-	enum ring_look look = ring_peek(e, max, &p);
+	enum ring_look look = ring_peek(
+		e,
+		(struct aio_ring *)atomic_load_explicit(&e->key,
+							memory_order_relaxed),
+		max, &p);
 
 	*got = 0;
 	if (look != RING_READY)

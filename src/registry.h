@@ -96,6 +96,9 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
+#ifdef HAVE_SYS_SINGLE_THREADED_H
+# include <sys/single_threaded.h>
+#endif
 
 #include "compiler.h"
 #include "libaio.h"
@@ -188,23 +191,68 @@ enum excl_try {
 };
 
 /*
- * One attempt at taking the ring for a user-space reap, never waiting:
- * one compare-and-swap (acquire, pairing with the release in
- * reap_excl_release or with the store that filled the slot).  Always an
- * atomic one, even when the C library says the process has one thread:
- * a task made by a raw clone(CLONE_VM) shares this memory without the
- * C library knowing, and two plain stores would let both tasks in.
+ * One attempt at taking the ring for a user-space reap, never waiting.
+ *
+ * While the C library says the process has one thread, two plain stores
+ * (here and in reap_excl_release) replace the compare-and-swap, which is
+ * most of the cost of a batch-1 reap.  The C library's own contract
+ * makes that exact, and nothing here is stricter than it: glibc's
+ * __libc_single_threaded means "definitely single-threaded", and
+ * libstdc++ already takes it to make shared_ptr's counts plain
+ * increments.  The flag goes from 1 to 0 inside pthread_create, which
+ * orders our earlier stores before the new thread's first access, and
+ * is read again on every reap (a plain char load), never cached, so a
+ * reap that starts after a thread was created uses the compare-and-swap.
+ * Tasks the C library does not count can share this memory all the
+ * same: a raw clone(CLONE_VM) without CLONE_VFORK, or a helper a library
+ * starts with a raw clone of its own.  Such a task must not reap a
+ * context through this library while another one does (libaio(7),
+ * Threads): they already share errno and every other thread-local
+ * object, so they cannot call the C library's thread-aware functions
+ * at once either.  Tasks that only submit, wait in epoll or otherwise
+ * never reap never touch this word.
+ *
+ * The one other thing that runs beside us in such a process is a signal
+ * handler on this very thread, between the load and the store.  It runs
+ * to its end before we store (or leaves the call for good), so whatever
+ * it did with the context is over: a reap it made published head and
+ * head_seen, which our look reads after the store; a mark it left on the
+ * word is overwritten, and none matters then: a count or a ghost only
+ * fences off kernel reaps still in flight, and this thread has none; a
+ * foreign mark is found again by our own look, since head still differs
+ * from head_seen (a copy is dropped without moving either); a context it
+ * destroyed has a tombstone key, which the check below sees.  The signal
+ * fence keeps the compiler from moving our look before the store, where
+ * such a handler's head would be missed.  A handler that interrupts the
+ * copy itself finds the lock held and waits for ever, as with the
+ * compare-and-swap (libaio(7), Threads).
+ *
+ * Otherwise one compare-and-swap: acquire, pairing with the release in
+ * reap_excl_release or with the store that filled the slot.  Where the
+ * C library has no such flag (before glibc 2.32, other C libraries), the
+ * compare-and-swap always.
  */
 static inline enum excl_try reap_excl_try_once(struct ctx_entry *e,
 					       uintptr_t key)
 {
 	unsigned expected = 0;
 
+#ifdef HAVE_SYS_SINGLE_THREADED_H
+	if (likely(__libc_single_threaded)) {
+		/* Relaxed: only this thread (and its handlers) use it. */
+		if (unlikely(atomic_load_explicit(&e->state,
+						  memory_order_relaxed) != 0))
+			return EXCL_BUSY;
+		atomic_store_explicit(&e->state, ST_EXCL, memory_order_relaxed);
+		atomic_signal_fence(memory_order_seq_cst);
+	} else
+#endif
 	if (unlikely(!atomic_compare_exchange_strong_explicit(
 			     &e->state, &expected, ST_EXCL,
 			     memory_order_acquire, memory_order_relaxed)))
 		return EXCL_BUSY;
-	/* Relaxed: the acquire above orders it after the key's store. */
+	/* Relaxed: the acquire above orders it after the key's store (or,
+	 * with one thread, program order does). */
 	if (likely(atomic_load_explicit(&e->key, memory_order_relaxed) == key))
 		return EXCL_TAKEN;
 	/* We took it from exactly 0 and nobody changes a held word, so 0

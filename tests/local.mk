@@ -86,11 +86,15 @@ EXTRA_DIST += tests/reaper-valgrind.sh tests/fastpath-frame.sh
 
 # poll: IOCB_CMD_POLL and io_pgetevents, native and emulated
 if HAVE_CHECK
-check_PROGRAMS += tests/test-poll tests/test-pgetevents
-TESTS += tests/test-poll tests/test-pgetevents tests/poll-strace.sh
+check_PROGRAMS += tests/test-poll tests/test-poll-life tests/test-pgetevents
+TESTS += tests/test-poll tests/test-poll-life tests/test-pgetevents \
+	tests/poll-strace.sh
 tests_test_poll_SOURCES = tests/test-poll.c $(test_common_sources)
 tests_test_poll_CFLAGS = $(test_cflags)
 tests_test_poll_LDADD = $(test_ldadd)
+tests_test_poll_life_SOURCES = tests/test-poll-life.c $(test_common_sources)
+tests_test_poll_life_CFLAGS = $(test_cflags)
+tests_test_poll_life_LDADD = $(test_ldadd)
 tests_test_pgetevents_SOURCES = tests/test-pgetevents.c $(test_common_sources)
 tests_test_pgetevents_CFLAGS = $(test_cflags)
 tests_test_pgetevents_LDADD = $(test_ldadd)

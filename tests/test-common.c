@@ -4,6 +4,7 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,8 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <sys/ucontext.h>
 #include <unistd.h>
 
 #include "test-common.h"
@@ -27,6 +30,158 @@ int test_under_valgrind(void)
 	return 0;
 #endif
 }
+
+#if defined(__has_feature)
+# if __has_feature(thread_sanitizer)
+#  define BUILT_WITH_TSAN 1
+# endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+# define BUILT_WITH_TSAN 1
+#endif
+
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(BUILT_WITH_TSAN)
+/* AIOREAP_TEST_NO_STEP: the kernels job's guests, where the CPU is
+ * emulated (TCG) and a trap per instruction outlasts the guest's bound. */
+static int stepping_off(void)
+{
+	return test_under_valgrind() || getenv("AIOREAP_TEST_NO_STEP") != NULL;
+}
+#endif
+
+int test_no_trap_flag(void)
+{
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(BUILT_WITH_TSAN)
+	return stepping_off();
+#else
+	return 1;
+#endif
+}
+
+#if (defined(__x86_64__) || defined(__i386__)) && !defined(BUILT_WITH_TSAN)
+#define TRAP_FLAG 0x100u
+
+/* 1: stepping the outer call; 2: stepping a nested one; 0: neither. */
+static volatile sig_atomic_t step_depth;
+static void (*step_at)(unsigned long, void *);
+static void *step_arg;
+static volatile unsigned long step_count, nested_count, nested_limit;
+static sigjmp_buf nested_env;
+
+static void trap_flag(int on)
+{
+#ifdef __x86_64__
+	unsigned long long f = __builtin_ia32_readeflags_u64();
+
+	__builtin_ia32_writeeflags_u64(on ? f | TRAP_FLAG : f & ~TRAP_FLAG);
+#else
+	unsigned f = __builtin_ia32_readeflags_u32();
+
+	__builtin_ia32_writeeflags_u32(on ? f | TRAP_FLAG : f & ~TRAP_FLAG);
+#endif
+}
+
+/* Is the next instruction a system call that starts a futex wait?  The
+ * library waits for another reaper's copy only that way (spinning a
+ * hundred rounds first), so a nested call that gets there is waiting. */
+static int at_futex_wait(const ucontext_t *uc)
+{
+	const greg_t *g = uc->uc_mcontext.gregs;
+#ifdef __x86_64__
+	const unsigned char *ip = (const unsigned char *)g[REG_RIP];
+	long nr = (long)g[REG_RAX], op = (long)g[REG_RSI];
+
+	if (ip[0] != 0x0f || ip[1] != 0x05)	/* syscall */
+		return 0;
+#else
+	const unsigned char *ip = (const unsigned char *)g[REG_EIP];
+	long nr = (long)g[REG_EAX], op = (long)g[REG_ECX];
+
+	if (ip[0] != 0xcd || ip[1] != 0x80)	/* int $0x80 */
+		return 0;
+#endif
+#ifdef SYS_futex_time64
+	if (nr == SYS_futex_time64)
+		nr = SYS_futex;
+#endif
+	return nr == SYS_futex && (op & 127) == 0;	/* FUTEX_WAIT */
+}
+
+/* The kernel clears the trap flag for the handler and puts it back on
+ * return, so the handler itself runs at full speed. */
+static void stepped(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	if (step_depth == 2) {
+		if (++nested_count > nested_limit || at_futex_wait(uc))
+			siglongjmp(nested_env, 1);
+	} else if (step_depth == 1) {
+		step_at(++step_count, step_arg);
+	}
+}
+
+long test_single_step(void (*call)(void *), void (*at)(unsigned long, void *),
+		      void *arg)
+{
+	struct sigaction sa, old;
+
+	if (stepping_off())
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = stepped;
+	/* SA_NODEFER: a nested call is stepped from inside the handler. */
+	sa.sa_flags = SA_SIGINFO | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGTRAP, &sa, &old) != 0)
+		return -1;
+	step_at = at;
+	step_arg = arg;
+	step_count = 0;
+	step_depth = 1;
+	trap_flag(1);
+	call(arg);
+	trap_flag(0);
+	step_depth = 0;
+	sigaction(SIGTRAP, &old, NULL);
+	return step_count ? (long)step_count : -1;
+}
+
+int test_step_nested(void (*nested)(void *), void *arg, unsigned long limit)
+{
+	volatile int done = 0;
+
+	nested_count = 0;
+	nested_limit = limit;
+	step_depth = 2;
+	if (sigsetjmp(nested_env, 1) == 0) {
+		trap_flag(1);
+		nested(arg);
+		trap_flag(0);
+		done = 1;
+
+	}
+	step_depth = 1;
+	return done;
+}
+#else
+long test_single_step(void (*call)(void *), void (*at)(unsigned long, void *),
+		      void *arg)
+{
+	(void)call;
+	(void)at;
+	(void)arg;
+	return -1;
+}
+
+int test_step_nested(void (*nested)(void *), void *arg, unsigned long limit)
+{
+	(void)nested;
+	(void)arg;
+	(void)limit;
+	return 0;
+}
+#endif
 
 static const char *guarded_test;
 
@@ -196,7 +351,7 @@ int test_mode_disables(const char *feature)
  * call from a 64-bit process) get other_abi.
  */
 static int seccomp_filter(const long *nrs, int n, unsigned in_list,
-			  unsigned others, unsigned other_abi)
+			  unsigned others, unsigned other_abi, int tsync)
 {
 #ifdef TEST_AUDIT_ARCH
 	struct sock_filter f[4 + 32 + 2];
@@ -222,6 +377,9 @@ static int seccomp_filter(const long *nrs, int n, unsigned in_list,
 	prog.filter = f;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return -1;
+	if (tsync)	/* every thread of the process, as it is now */
+		return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+			       SECCOMP_FILTER_FLAG_TSYNC, &prog) == 0 ? 0 : -1;
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == 0 ? 0 : -1;
 #else
 	(void)nrs;
@@ -229,6 +387,7 @@ static int seccomp_filter(const long *nrs, int n, unsigned in_list,
 	(void)in_list;
 	(void)others;
 	(void)other_abi;
+	(void)tsync;
 	return -1;
 #endif
 }
@@ -267,7 +426,13 @@ int test_seccomp_setup_eagain(unsigned nr)
 int test_seccomp_errno(const long *nrs, int n, int err)
 {
 	return seccomp_filter(nrs, n, SECCOMP_RET_ERRNO | (err & SECCOMP_RET_DATA),
-			      SECCOMP_RET_ALLOW, SECCOMP_RET_ALLOW);
+			      SECCOMP_RET_ALLOW, SECCOMP_RET_ALLOW, 0);
+}
+
+int test_seccomp_kill_in_every_thread(const long *nrs, int n)
+{
+	return seccomp_filter(nrs, n, SECCOMP_RET_KILL_PROCESS,
+			      SECCOMP_RET_ALLOW, SECCOMP_RET_ALLOW, 1);
 }
 
 int test_seccomp_no_aio(int err)
@@ -291,7 +456,7 @@ int test_seccomp_no_aio(int err)
 int test_seccomp_allow_only(const long *nrs, int n)
 {
 	return seccomp_filter(nrs, n, SECCOMP_RET_ALLOW,
-			      SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_KILL_PROCESS);
+			      SECCOMP_RET_KILL_PROCESS, SECCOMP_RET_KILL_PROCESS, 0);
 }
 
 int test_install_seccomp(const char *what)
@@ -304,4 +469,28 @@ int test_install_seccomp(const char *what)
 	if (strcmp(what, "pgetevents") != 0)
 		return -1;
 	return test_seccomp_errno(pget, 2, ENOSYS);
+}
+
+void test_expect_child(pid_t pid, const char *test, const char *why)
+{
+	pid_t got;
+	int st, i;
+
+	/* Bounded: a child that never ends is killed and fails the test. */
+	for (i = 0; (got = waitpid(pid, &st, WNOHANG)) == 0 &&
+		    i < TEST_CHILD_S * 100; i++)
+		usleep(10000);
+	if (got == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		ck_abort_msg("the child did not end within %d s", TEST_CHILD_S);
+	}
+	ck_assert_int_eq(got, pid);
+	ck_assert_msg(WIFEXITED(st), "child died of signal %d", WTERMSIG(st));
+	if (WEXITSTATUS(st) == 77) {
+		fprintf(stderr, "%s: skipped: %s\n", test, why);
+		return;
+	}
+	ck_assert_msg(WEXITSTATUS(st) == 0, "child failed at step %d",
+		      WEXITSTATUS(st));
 }

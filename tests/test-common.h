@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <libaio.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Provided by each area file. */
 Suite *test_suite(void);
@@ -50,6 +51,11 @@ int test_seccomp_errno(const long *nrs, int n, int err);
  * included, goes through.  For the rest of the process. */
 int test_seccomp_setup_eagain(unsigned nr);
 
+/* seccomp: each system call in nrs[0..n-1] (n <= 32) of this ABI kills
+ * the whole process with SIGSYS, whichever thread makes it; installed in
+ * every thread of the process (TSYNC). */
+int test_seccomp_kill_in_every_thread(const long *nrs, int n);
+
 /* seccomp: allow only the system calls in nrs[0..n-1] (n <= 32) of this
  * ABI; any other call kills the whole process with SIGSYS.  Filters
  * stack: one installed earlier still applies. */
@@ -67,6 +73,33 @@ int test_under_valgrind(void);
  * leaves the child its own SIGALRM handler, which would kill it with a
  * bare "signal 9"; this one says what happened and aborts. */
 void test_hang_guard(const char *test, unsigned seconds);
+
+/* Wait for a child that exits 0 (passed), 77 (cannot run here: say why
+ * and skip) or the number of the step that failed; one that has not
+ * ended after TEST_CHILD_S seconds is killed and fails the test. */
+#define TEST_CHILD_S 40
+void test_expect_child(pid_t pid, const char *test, const char *why);
+/*
+ * Single-stepping (x86's trap flag): call(arg) runs one instruction at a
+ * time, and before each of its instructions after the first, a SIGTRAP
+ * handler calls at(step, arg) with step = 1, 2, ...: a deterministic
+ * "signal handler interrupting here", for every place at once.  Returns
+ * how many steps there were; -1 where there is no trap flag (not x86, or
+ * a CPU emulator such as valgrind that ignores it).
+ */
+long test_single_step(void (*call)(void *), void (*at)(unsigned long, void *),
+		      void *arg);
+/* Why test_single_step may answer -1: not x86, a CPU emulator (valgrind)
+ * or ThreadSanitizer, whose signal handling lets a trap-flag SIGTRAP kill
+ * the process.  Nonzero where -1 is expected. */
+int test_no_trap_flag(void);
+/* From inside at(): run nested(arg), itself one instruction at a time,
+ * and give it up (siglongjmp out of the trap handler) when it starts a
+ * futex wait, or after limit instructions.  Returns 1 if it returned, 0
+ * if it was given up: it was waiting, e.g. for a lock that the
+ * interrupted code holds.  Only for nested calls that hold nothing while
+ * they wait. */
+int test_step_nested(void (*nested)(void *), void *arg, unsigned long limit);
 
 /* The mode the suite runs in, from LIBAIO_DISABLE / LIBAIO_TEST_SECCOMP. */
 int test_mode_disables(const char *feature);

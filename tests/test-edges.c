@@ -23,6 +23,9 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#ifdef HAVE_SYS_SINGLE_THREADED_H
+# include <sys/single_threaded.h>
+#endif
 #include <unistd.h>
 
 #include "test-common.h"
@@ -785,6 +788,210 @@ START_TEST(sched_fifo_setup_beside_a_slow_destroy_returns)
 }
 END_TEST
 
+/*
+ * A signal handler that reaps the context its own thread is reaping, at
+ * every instruction of that reap (single-stepped, see test_single_step):
+ * libaio(7) promises that it gets its events, each once, everywhere but
+ * inside the user-space copy, where it waits for ever (the copy holds the
+ * context's lock, and the thread that would release it is the one the
+ * handler interrupted).  Taking that lock with plain stores in a
+ * single-threaded process must not change either: a handler that runs
+ * between the lock's load and its store does a whole reap of its own,
+ * and the interrupted one must then neither repeat nor lose its events,
+ * nor leave the context locked.  The same test with another thread
+ * created first checks the compare-and-swap the same way.
+ */
+#define NEST_EVENTS 2048
+/* Instructions: a backstop.  A reap that waits for the copy is given up
+ * at its first futex wait; one that does not wait takes a hundred or so,
+ * some thousands with sanitizers. */
+#define NEST_LIMIT 1000000
+#define NEST_BEFORE_COPY 1000
+
+static struct nest_state {
+	io_context_t ctx;
+	int seen[NEST_EVENTS];
+	int outer_got, outer_done;
+	struct io_event outer_ev;
+	/* Nested reaps start at step from: NEST_BEFORE_COPY before the
+	 * step that saw the copy done (every step in an optimised build). */
+	unsigned long copied, from, tried;
+	unsigned long waits, waits_after, first_wait, last_wait;
+} nest;
+
+static void nest_tally(const struct io_event *ev, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		uintptr_t tag = (uintptr_t)ev[i].data;
+
+		if (tag >= NEST_EVENTS)
+			abort();
+		nest.seen[tag]++;
+	}
+}
+
+static void nest_inner(void *arg)
+{
+	struct io_event ev;
+	int r = io_reap(nest.ctx, 1, &ev);
+
+	(void)arg;
+	if (r < 0)
+		abort();
+	nest_tally(&ev, r);
+}
+
+/* A pass that only finds the step at which the outer reap's event is
+ * written (the copy, under the lock). */
+static void nest_find_copy(unsigned long step, void *arg)
+{
+	(void)arg;
+	if (!nest.copied && nest.outer_ev.obj)
+		nest.copied = step;
+}
+
+static void nest_at(unsigned long step, void *arg)
+{
+	(void)arg;
+	/* Before from, or inside the copy once a wait showed the lock
+	 * held (every step there waits, at hundreds of steps each). */
+	if (step < nest.from ||
+	    (nest.waits && step <= nest.copied && nest.last_wait < step))
+		return;
+	nest.tried++;
+	if (test_step_nested(nest_inner, NULL, NEST_LIMIT))
+		return;
+	if (!nest.waits++)
+		nest.first_wait = step;
+	nest.last_wait = step;
+	nest.waits_after += nest.outer_done;
+}
+
+static void nest_outer(void *arg)
+{
+	static const struct timespec zero = { 0, 0 };
+
+	(void)arg;
+	memset(&nest.outer_ev, 0, sizeof(nest.outer_ev));
+	nest.outer_got = io_getevents(nest.ctx, 1, 1, &nest.outer_ev,
+				      (struct timespec *)&zero);
+	if (nest.outer_got > 0)
+		nest_tally(&nest.outer_ev, nest.outer_got);
+	nest.outer_done = 1;
+}
+
+static void *idle_thread(void *arg)
+{
+	return arg;
+}
+
+static void handler_reaps_at_every_instruction(int threads)
+{
+	static struct iocb cbs[NEST_EVENTS];
+	static unsigned char buf[NEST_EVENTS];
+	int fd = test_tmpfile(16), i, r;
+	struct io_event ev[64];
+	unsigned long long calls;
+	long steps;
+
+	test_hang_guard(__func__, 110);
+	if (threads) {
+		pthread_t t;
+
+		ck_assert_int_eq(pthread_create(&t, NULL, idle_thread, NULL),
+				 0);
+		ck_assert_int_eq(pthread_join(t, NULL), 0);
+	}
+	memset(&nest, 0, sizeof(nest));
+	ck_assert_int_eq(io_setup(NEST_EVENTS + 64, &nest.ctx), 0);
+	for (i = 0; i < NEST_EVENTS; i++) {
+		struct iocb *p = &cbs[i];
+
+		io_prep_pread(p, fd, &buf[i], 1, 0);
+		p->data = (void *)(uintptr_t)i;
+		ck_assert_int_eq(io_submit(nest.ctx, 1, &p), 1);
+	}
+	/* Bind both calls' symbols first: the dynamic linker's steps would
+	 * cost a nested reap each (with sanitizers, hundreds of steps each). */
+	ck_assert_int_eq(io_reap(nest.ctx, 1, ev), 1);
+	nest_tally(ev, 1);
+	ck_assert_int_eq(io_getevents(nest.ctx, 1, 1, ev, NULL), 1);
+	nest_tally(ev, 1);
+	/* Stepping a nested reap at every step costs steps times its own
+	 * steps, too much with sanitizers: find the copy first. */
+	steps = test_single_step(nest_outer, nest_find_copy, NULL);
+	if (steps > 0 && ring_mode())
+		ck_assert_uint_gt(nest.copied, 0);
+	nest.from = nest.copied > NEST_BEFORE_COPY ?
+			    nest.copied - NEST_BEFORE_COPY : 1;
+	nest.outer_done = 0;
+	if (steps > 0)
+		steps = test_single_step(nest_outer, nest_at, NULL);
+	if (steps < 0) {
+		/* Only where there is no trap flag to use. */
+		ck_assert_msg(test_no_trap_flag(), "no single-stepping here");
+		ck_assert_int_eq(io_destroy(nest.ctx), 0);
+		close(fd);
+		return;
+	}
+#ifdef HAVE_SYS_SINGLE_THREADED_H
+	/* Which way the library took its lock. */
+	ck_assert_int_eq(__libc_single_threaded, !threads);
+#endif
+	ck_assert_int_ge(nest.outer_got, 0);
+	ck_assert_int_eq(nest.waits_after, 0);
+	if (ring_mode()) {
+		/* The copy was found, and it is one unbroken run of steps:
+		 * the lock was held once, and let go for good. */
+		ck_assert_uint_gt(nest.waits, 0);
+		ck_assert_uint_lt(nest.first_wait, nest.copied);
+		ck_assert_uint_ge(nest.last_wait, nest.copied);
+		ck_assert_uint_eq(nest.last_wait - nest.copied + 1, nest.waits);
+		/* The steps tried began well before the lock was taken, so
+		 * the taking itself was interrupted at every instruction. */
+		ck_assert_uint_gt(nest.first_wait, nest.from + 16);
+	} else {
+		ck_assert_uint_eq(nest.waits, 0);
+	}
+	while ((r = io_reap(nest.ctx, 64, ev)) > 0)
+		nest_tally(ev, r);
+	ck_assert_int_eq(r, 0);
+	for (i = 0; i < NEST_EVENTS; i++)
+		ck_assert_msg(nest.seen[i] == 1, "event %d delivered %d times "
+			      "(%ld steps)", i, nest.seen[i], steps);
+	/* Not locked, and still the ring reaper's: one more read is taken
+	 * with no system call. */
+	ck_assert_int_eq(io_reaper_active(nest.ctx), ring_mode());
+	{
+		struct iocb *p = &cbs[0];
+
+		io_prep_pread(p, fd, &buf[0], 1, 0);
+		p->data = (void *)(uintptr_t)0;
+		ck_assert_int_eq(io_submit(nest.ctx, 1, &p), 1);
+	}
+	calls = io_syscall_count();
+	ck_assert_int_eq(io_reap(nest.ctx, 1, ev), 1);
+	if (ring_mode())
+		ck_assert_uint_eq(io_syscall_count(), calls);
+	ck_assert_int_eq(io_destroy(nest.ctx), 0);
+	close(fd);
+	test_hang_guard(NULL, 0);
+}
+
+START_TEST(a_handler_reaping_its_own_threads_context_one_thread)
+{
+	handler_reaps_at_every_instruction(0);
+}
+END_TEST
+
+START_TEST(a_handler_reaping_its_own_threads_context_threaded)
+{
+	handler_reaps_at_every_instruction(1);
+}
+END_TEST
+
 /* One case per test, so that CK_RUN_CASE=NAME runs one of them alone. */
 #define ADD(s, fn) do {						\
 		TCase *t_ = tcase_create(#fn);			\
@@ -806,5 +1013,7 @@ Suite *test_suite(void)
 	ADD(s, a_child_of__Fork_never_takes_the_parents_completions);
 	ADD(s, sched_fifo_reapers_on_one_cpu_make_progress);
 	ADD(s, sched_fifo_setup_beside_a_slow_destroy_returns);
+	ADD(s, a_handler_reaping_its_own_threads_context_one_thread);
+	ADD(s, a_handler_reaping_its_own_threads_context_threaded);
 	return s;
 }

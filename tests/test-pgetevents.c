@@ -2,15 +2,16 @@
 /*
  * io_pgetevents: the kernel's call and the library's emulation (with
  * LIBAIO_DISABLE=pgetevents, or when a seccomp filter makes the call
- * answer ENOSYS).  The same bodies run in every mode.  Signals are sent
- * repeatedly until the waiter returns, so a signal landing in the
- * emulation's documented window (after the mask swap, before the sleep)
- * cannot hang a test; generous timeouts are hang guards only.
+ * answer ENOSYS).  The same bodies run in every mode.  Where one signal
+ * per call is the point (no_lost_wakeup_under_stress), one is sent; the
+ * other waits are signalled repeatedly until they return, and generous
+ * timeouts are hang guards only.
  */
 #include "config.h"
 
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -170,12 +171,13 @@ struct waiter {
 	_Atomic int done;
 	int ret;
 	int blocked_after;
+	struct timespec ts;
 };
 
 static void *waiter_main(void *arg)
 {
 	struct waiter *w = arg;
-	struct timespec ts = { GUARD_S, 0 };
+	struct timespec ts = w->ts;
 	struct io_event ev;
 	sigset_t m;
 
@@ -188,7 +190,7 @@ static void *waiter_main(void *arg)
 	return NULL;
 }
 
-static void signal_during_wait(int sa_flags)
+static void signal_during_wait(int sa_flags, struct timespec ts)
 {
 	struct waiter w;
 	pthread_t t;
@@ -196,11 +198,12 @@ static void signal_during_wait(int sa_flags)
 
 	install(sa_flags);
 	memset(&w, 0, sizeof(w));
+	w.ts = ts;
 	w.ctx = new_ctx();
 	ck_assert_int_eq(pthread_create(&t, NULL, waiter_main, &w), 0);
 	while (!w.tid)
 		usleep(1000);
-	/* Keep signalling until it returns (see the file comment). */
+	/* Keep signalling until it returns (a hang guard only). */
 	for (i = 0; !w.done && i < GUARD_S * 100; i++) {
 		pthread_kill(t, SIGUSR1);
 		usleep(10000);
@@ -214,13 +217,126 @@ static void signal_during_wait(int sa_flags)
 
 START_TEST(signal_during_wait_gives_eintr)
 {
-	signal_during_wait(0);
+	signal_during_wait(0, (struct timespec){ GUARD_S, 0 });
 }
 END_TEST
 
 START_TEST(signal_during_wait_gives_eintr_even_with_restart)
 {
-	signal_during_wait(SA_RESTART);
+	signal_during_wait(SA_RESTART, (struct timespec){ GUARD_S, 0 });
+}
+END_TEST
+
+/* A timeout below zero, in whole or in part, is no timeout for the
+ * kernel: the call waits until the signal, as with no timeout at all. */
+START_TEST(a_negative_timeout_waits_as_none)
+{
+	signal_during_wait(0, (struct timespec){ -1, 0 });
+	signal_during_wait(0, (struct timespec){ 0, -1 });
+}
+END_TEST
+
+/*
+ * No lost wake-up: a signal the call's mask lets in, sent once per call,
+ * must end every call with -EINTR.  An emulation that installs the mask
+ * and then sleeps loses the wake-up of a signal that lands between the
+ * two (a microsecond or so): the handler runs before the sleep, and the
+ * call sleeps out its whole timeout.  That timeout is long enough for such
+ * a call to be unmistakable (it returns 0); no call may do so.
+ *
+ * The sender signals as soon as it sees the call about to start, and the
+ * waiter steers its own start so that most signals land just after it:
+ * when the signal was already out before the call began (it was pending,
+ * the easy case), the next call starts sooner; otherwise a little later.
+ * With the steps 9 : 1, about one signal in ten arrives before the call
+ * and the rest in its first microseconds, where the window was; the
+ * start is swept up from no delay every 25 calls, as the window's place
+ * varies with the machine's load.  Every tenth call the sender sleeps
+ * instead, so its signal comes during the wait, a slice or two in.
+ * Natively a call ends at once; emulated, at most one wait slice after
+ * its signal.
+ */
+#define STRESS_CALLS 400
+#define STRESS_TIMEOUT_S 10
+#define STRESS_STEP 40
+
+struct stress {
+	pthread_t waiter;
+	_Atomic int go;		/* call i + 1 is about to start */
+	_Atomic int sent;	/* its signal has been sent */
+};
+
+/* A busy wait of n loop turns: moments a fraction of a microsecond
+ * apart, which no sleep gives. */
+static void spin(unsigned n)
+{
+	volatile unsigned k = 0;
+
+	while (k < n)
+		k = k + 1;
+}
+
+static void *stress_sender(void *arg)
+{
+	struct stress *st = arg;
+	int i;
+
+	for (i = 0; i < STRESS_CALLS; i++) {
+		/* Acquire and release here and below only keep the turns in
+		 * order (one signal per call); no other data passes. */
+		while (atomic_load_explicit(&st->go, memory_order_acquire)
+		       != i + 1)
+			sched_yield();
+		if (i % 10 == 9)
+			usleep((useconds_t)(i % 7) * 3000);
+		pthread_kill(st->waiter, SIGUSR1);
+		atomic_store_explicit(&st->sent, i + 1, memory_order_release);
+	}
+	return NULL;
+}
+
+START_TEST(no_lost_wakeup_under_stress)
+{
+	io_context_t ctx = new_ctx();
+	struct io_event ev;
+	struct timespec ts = { STRESS_TIMEOUT_S, 0 };
+	struct stress st;
+	unsigned delay = 0;
+	pthread_t t;
+	sigset_t m;
+	int i;
+	long r;
+
+	install(0);
+	block_usr1();
+	m = mask_opening_usr1();
+	memset(&st, 0, sizeof(st));
+	st.waiter = pthread_self();
+	ck_assert_int_eq(pthread_create(&t, NULL, stress_sender, &st), 0);
+	for (i = 0; i < STRESS_CALLS; i++) {
+		if (i % 25 == 0)
+			delay = 0;
+		atomic_store_explicit(&st.go, i + 1, memory_order_release);
+		spin(delay);
+		if (atomic_load_explicit(&st.sent, memory_order_acquire) ==
+		    i + 1)
+			delay = delay > 9 * STRESS_STEP ?
+				delay - 9 * STRESS_STEP : 0;
+		else
+			delay += STRESS_STEP;
+		r = io_pgetevents(ctx, 1, 1, &ev, &ts, &m);
+		ck_assert_msg(r == -EINTR,
+			      "call %d of %d returned %ld (0: it slept out its "
+			      "%d s timeout, the signal's wake-up was lost)",
+			      i + 1, STRESS_CALLS, r, STRESS_TIMEOUT_S);
+		ck_assert_int_eq(handled, i + 1);
+		ck_assert(usr1_blocked());
+		while (atomic_load_explicit(&st.sent, memory_order_acquire)
+		       != i + 1)
+			sched_yield();
+	}
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_int_eq(io_destroy(ctx), 0);
 }
 END_TEST
 
@@ -358,6 +474,8 @@ Suite *test_suite(void)
 	tcase_add_test(t, sigset_size_is_translated);
 	tcase_add_test(t, signal_during_wait_gives_eintr);
 	tcase_add_test(t, signal_during_wait_gives_eintr_even_with_restart);
+	tcase_add_test(t, a_negative_timeout_waits_as_none);
+	tcase_add_test(t, no_lost_wakeup_under_stress);
 	tcase_add_test(t, pending_signal_opened_by_the_mask);
 	tcase_add_test(t, pending_signal_with_min_nr_zero);
 	tcase_add_test(t, pending_signal_and_ready_event);

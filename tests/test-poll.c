@@ -1223,8 +1223,9 @@ START_TEST(signal_handler_polls_while_its_thread_is_in_the_library)
 	io_context_t ctx = new_ctx(8);
 	struct iocb cb, *p = &cb;
 	struct io_event ev;
+	struct iocb keeper;
 	pthread_t t;
-	int m, sl, hm, hs, loops = 0;
+	int m, sl, hm, hs, km, ks, n, loops = 0;
 
 	test_hang_guard("signal_handler_polls_while_its_thread_is_in_the_library",
 			90);
@@ -1233,8 +1234,13 @@ START_TEST(signal_handler_polls_while_its_thread_is_in_the_library)
 	handler_ctx = new_ctx(8);
 	handler_fd = hm;
 	handled = handler_failed = 0;
-	/* The first emulated poll of a process starts the helper thread,
-	 * which is not async-signal-safe: done here, before any handler. */
+	/* A helper thread starts with the first poll it serves and leaves
+	 * with the last; starting one is async-signal-safe (clone) except in
+	 * ThreadSanitizer builds, where it is a pthread: a poll kept armed
+	 * for the whole test keeps it running, as io_prep_poll(3) advises. */
+	open_pty(&km, &ks);
+	prep_poll(&keeper, km, POLLIN, 99);
+	ck_assert_int_eq(submit1(ctx, &keeper), 1);
 	poll_in_handler(0);
 	ck_assert_int_eq(handler_failed, 0);
 	handled = 0;
@@ -1253,7 +1259,12 @@ START_TEST(signal_handler_polls_while_its_thread_is_in_the_library)
 		io_prep_poll(&cb, m, POLLIN);
 		ck_assert_int_eq(io_submit(ctx, 1, &p), 1);
 		ck_assert_int_eq(io_cancel(ctx, &cb, &ev), -EINPROGRESS);
-		ck_assert_int_eq(io_getevents(ctx, 1, 1, &ev, &guard), 1);
+		/* A kernel-carried poll's cancel completes a moment later,
+		 * so the handler may interrupt this wait, as it would a
+		 * native poll's: EINTR, then wait again. */
+		while ((n = io_getevents(ctx, 1, 1, &ev, &guard)) == -EINTR)
+			;
+		ck_assert_int_eq(n, 1);
 		ck_assert_ptr_eq(ev.obj, &cb);
 		loops++;
 	}
@@ -1269,6 +1280,8 @@ START_TEST(signal_handler_polls_while_its_thread_is_in_the_library)
 	close(sl);
 	close(hm);
 	close(hs);
+	close(km);
+	close(ks);
 }
 END_TEST
 
@@ -1304,6 +1317,11 @@ static void polls_after_duplicates_closed(int cancel)
 		ck_assert_int_eq(submit1(ctx, &cb[i]), 1);
 		if (i == 2)
 			break;
+		if (!poll_emulated()) {
+			/* Carried by the kernel: no duplicate to close. */
+			ck_assert_int_eq(duplicate_of(m), -1);
+			continue;
+		}
 		ck_assert_int_ge(duplicate_of(m), 0);
 		while ((d = duplicate_of(m)) >= 0)
 			ck_assert_int_eq(close(d), 0);
@@ -1434,7 +1452,11 @@ START_TEST(library_descriptors_closed_behind_its_back)
 			close(i);
 			closed_max = i;
 		}
-	ck_assert_int_ge(closed_max, 3);
+	/* Only the helper's emulation keeps descriptors to close; a poll
+	 * the kernel carries leaves none (and the program may have no
+	 * pipe of its own either). */
+	if (poll_emulated())
+		ck_assert_int_ge(closed_max, 3);
 	/* The program's own epoll sets take the numbers, each watching the
 	 * program's eventfd (one registration apiece). */
 	memset(&pev, 0, sizeof(pev));
@@ -1456,8 +1478,9 @@ START_TEST(library_descriptors_closed_behind_its_back)
 		n = io_getevents(ctx, 1, 1, ev, &guard);
 		ck_assert_msg(n == 1, "completion lost (%d)", n);
 		if (ev[0].obj == &armed) {
-			/* Its duplicate is gone: it cannot be re-armed. */
-			ck_assert_uint_eq(ev[0].res, POLLNVAL);
+			/* The polled descriptor is open: the program's
+			 * clean-up must not have failed the poll. */
+			check_event(&ev[0], &armed, 2, POLLIN);
 			got_armed = 1;
 		} else {
 			check_event(&ev[0], &next, 3, POLLIN);
@@ -1663,31 +1686,6 @@ START_TEST(ready_or_refused_polls_keep_the_programs_record_locks)
 }
 END_TEST
 
-/* Wait for a child that exits 0 (passed), 77 (cannot run here: say why
- * and skip) or the number of the step that failed. */
-static void expect_child_passed(pid_t pid, const char *test, const char *why)
-{
-	pid_t got;
-	int st, i;
-
-	/* Bounded: a child that never ends is killed and fails the test. */
-	for (i = 0; (got = waitpid(pid, &st, WNOHANG)) == 0 &&
-		    i < GUARD_S * 200; i++)
-		usleep(10000);
-	if (got == 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
-		ck_abort_msg("the child did not end within %d s", GUARD_S * 2);
-	}
-	ck_assert_int_eq(got, pid);
-	ck_assert_msg(WIFEXITED(st), "child died of signal %d", WTERMSIG(st));
-	if (WEXITSTATUS(st) == 77) {
-		fprintf(stderr, "%s: skipped: %s\n", test, why);
-		return;
-	}
-	ck_assert_msg(WEXITSTATUS(st) == 0, "child failed at step %d",
-		      WEXITSTATUS(st));
-}
 
 /* The child of polls_work_when_process_vm_calls_are_refused: 0, or the
  * step that went wrong. */
@@ -1734,7 +1732,7 @@ START_TEST(polls_work_when_process_vm_calls_are_refused)
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0)
 		_exit(refused_vm_calls_child());
-	expect_child_passed(pid, "polls_work_when_process_vm_calls_are_refused",
+	test_expect_child(pid, "polls_work_when_process_vm_calls_are_refused",
 			    "no seccomp filter here");
 }
 END_TEST
@@ -1816,8 +1814,12 @@ static int without_statx_or_kcmp_child(void)
 	for (i = 3; i < MAX_FD_SEEN; i++)
 		if (!known[i] && fcntl(i, F_GETFD) >= 0)
 			mine[nmine++] = i;
-	if (nmine == 0)
+	/* Only the helper's emulation keeps descriptors; the kernel
+	 * carries a refused poll with none. */
+	if (nmine == 0 && poll_emulated())
 		return 5;
+	if (nmine != 0 && !poll_emulated())
+		return 13;
 	for (i = 0; i < nmine; i++) {
 		if (pipe2(q, O_CLOEXEC) || write(q[1], "p", 1) != 1 ||
 		    dup3(q[0], mine[i], O_CLOEXEC) != mine[i])
@@ -1862,7 +1864,7 @@ START_TEST(polls_work_without_statx_or_kcmp)
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0)
 		_exit(without_statx_or_kcmp_child());
-	expect_child_passed(pid, "polls_work_without_statx_or_kcmp",
+	test_expect_child(pid, "polls_work_without_statx_or_kcmp",
 			    "no seccomp filter here");
 }
 END_TEST
@@ -1938,7 +1940,7 @@ START_TEST(read_only_poll_after_the_main_thread_exits_gets_efault)
 			_exit(4);
 		pthread_exit(NULL);
 	}
-	expect_child_passed(pid,
+	test_expect_child(pid,
 			    "read_only_poll_after_the_main_thread_exits_gets_efault",
 			    "no /proc here");
 }
@@ -2078,7 +2080,7 @@ START_TEST(polls_work_after_the_main_thread_exits)
 			_exit(9);
 		pthread_exit(NULL);
 	}
-	expect_child_passed(pid, "polls_work_after_the_main_thread_exits",
+	test_expect_child(pid, "polls_work_after_the_main_thread_exits",
 			    "no /proc or no pty here");
 }
 END_TEST
