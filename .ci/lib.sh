@@ -110,11 +110,23 @@ ci_mode_counts() {
 # exit.  A failed part adds to ci_failed and does not stop the job.
 ci_results=() ci_failed=0 ci_totals="0 0 0"
 ci_part() {
-	local name=$1 t0=$SECONDS rc back r=0 s=0 f=0 sum_r sum_s sum_f
+	local name=$1 t0=$SECONDS rc back
 	shift
 	echo "=== $name"
 	back=$(mktemp)
 	set +e
+	ci_part_body "$back" "$@"
+	rc=$?
+	set -e
+	ci_part_end "$name" "$t0" "$back" "$rc"
+	ci_results+=("$ci_line")
+}
+
+# ci_part_body BACK COMMAND...: COMMAND in the part's subshell; its
+# ci_tally and ci_note go to the file BACK when the subshell exits.
+ci_part_body() {
+	local back=$1
+	shift
 	(
 		set -e
 		# A global: bash drops the functions' locals before an EXIT trap.
@@ -122,15 +134,63 @@ ci_part() {
 		trap 'printf "%s\n%s\n" "$ci_tally" "$ci_note" >"$ci_back"' EXIT
 		"$@"
 	)
-	rc=$?
-	set -e
+}
+
+# ci_part_end NAME T0 BACK RC: a part that started at SECONDS T0 ended
+# with RC; its tally (from the file BACK, removed) goes to ci_totals, a
+# failure to ci_failed, and its summary line to ci_line.
+ci_part_end() {
+	local r=0 s=0 f=0 sum_r sum_s sum_f
 	ci_note=''
-	{ read -r r s f && IFS= read -r ci_note; } <"$back" || true
-	rm -f "$back"
+	{ read -r r s f && IFS= read -r ci_note; } <"$3" || true
+	rm -f "$3"
 	read -r sum_r sum_s sum_f <<<"$ci_totals"
 	ci_totals="$((sum_r + r)) $((sum_s + s)) $((sum_f + f))"
-	[ $rc = 0 ] || ci_failed=$((ci_failed + 1))
-	ci_results+=("$name: $([ $rc = 0 ] && echo passed || echo FAILED) in $((SECONDS - t0)) s${ci_note:+: $ci_note}")
+	[ "$4" = 0 ] || ci_failed=$((ci_failed + 1))
+	ci_line="$1: $([ "$4" = 0 ] && echo passed || echo FAILED) in $((SECONDS - $2)) s${ci_note:+: $ci_note}"
+}
+
+# ci_parts N COMMAND NAME...: the parts "COMMAND NAME" (ci_part), at most
+# N at a time, started in the order given: a job whose parts spend much
+# of their time waiting (an emulated machine's idle CPUs) ends sooner.
+# A part's output is held in a file and shown whole when it ends, so two
+# parts' lines never mix; the lines in ci_results keep the order given,
+# and each part's time is its own, overlapping the others'.  With N of
+# 1, or one NAME, it is ci_part for each NAME, the output shown as it
+# comes.
+ci_parts() {
+	local n=$1 cmd=$2 dir pid rc i=0 k running=0
+	local -a names=("${@:3}") start=() lines=()
+	local -A slot=()
+	if [ "$n" -le 1 ] || [ "${#names[@]}" -le 1 ]; then
+		for k in "${names[@]}"; do
+			ci_part "$k" "$cmd" "$k"
+		done
+		return 0
+	fi
+	dir=$(mktemp -d)
+	while [ "$i" -lt "${#names[@]}" ] || [ "$running" -gt 0 ]; do
+		if [ "$i" -lt "${#names[@]}" ] && [ "$running" -lt "$n" ]; then
+			echo "--- $(date +%T) ${names[i]} started"
+			ci_part_body "$dir/$i" "$cmd" "${names[i]}" >"$dir/$i.out" 2>&1 &
+			slot[$!]=$i start[i]=$SECONDS
+			i=$((i + 1)) running=$((running + 1))
+			continue
+		fi
+		set +e
+		wait -n -p pid "${!slot[@]}"
+		rc=$?
+		set -e
+		k=${slot[$pid]}
+		unset "slot[$pid]"
+		running=$((running - 1))
+		echo "=== ${names[k]} (ended $(date +%T))"
+		cat "$dir/$k.out"
+		ci_part_end "${names[k]}" "${start[k]}" "$dir/$k" "$rc"
+		lines[k]=$ci_line
+	done
+	ci_results+=("${lines[@]}")
+	rm -rf "$dir"
 }
 
 # ci_parts_done NAME RAN SKIPPED FAILED [WHERE]: the parts' lines, then
