@@ -141,8 +141,6 @@ report() {
 	return $bad
 }
 
-# run_arch ARCH[@SUITE], a part (ci_part): a failure before the guest's
-# report counts as one failed test.
 # kernel_root SPEC: the cached tarball of SPEC's guest root (kernel,
 # busybox, C library, Check), made by mmdebstrap the first time, in ktar.
 # Sets ci_suite (the kernel's suite) and dev (what a newer suite adds).
@@ -215,6 +213,8 @@ in_tools_root() {
 	return "$rc"
 }
 
+# run_arch ARCH[@SUITE], a part (ci_part): a failure before the guest's
+# report counts as one failed test.
 run_arch() {
 	local spec=$1 a=${1%@*} t ma cc dev root b st tar k prog p inc=$base/checkinc-${1/@/-}
 	ci_tally='0 0 1'
