@@ -3,13 +3,14 @@
 # CI job "kernels": the Check suite on Debian's own kernel for each
 # architecture (Debian 12's, Debian 13's for arm64 and riscv64, unstable's
 # for loong64, whose cross compiler, qemu and firmware come from a Debian
-# 13 root: in_tools_root),
-# under qemu-system (TCG: no KVM needed) with two emulated CPUs.  The root with the kernel, busybox and the libraries comes from
-# mmdebstrap (a cached tarball, .ci/chroot-lib.sh; modules, docs and
-# locales left out: the initramfs needs none); the library and the Check
-# programs are cross-built with -Werror (armhf with Debian 13's time64
-# flags); an uncompressed initramfs runs every program in the library's
-# modes and powers off; the console log comes back on the serial line.
+# 13 root: in_tools_root), under qemu-system (TCG: no KVM needed) with
+# two emulated CPUs.  The root with the kernel, busybox and the libraries
+# comes from mmdebstrap (a cached tarball, .ci/chroot-lib.sh; modules,
+# docs and locales left out: the initramfs needs none); the library and
+# the Check programs are cross-built with -Werror (armhf with Debian 13's
+# time64 flags); an uncompressed initramfs runs every program in the
+# library's modes and powers off; the console log comes back on the
+# serial line.
 # The job fails if a guest is not the expected machine (uname -m, page
 # size, byte order, CPU count, the kernel release of the package booted),
 # if any program fails, or if anything skips: every test can run on these

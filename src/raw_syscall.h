@@ -6,8 +6,8 @@
  * success or -errno on failure.  None of them touches errno, which is how
  * the public calls keep errno intact (the stock library's convention).
  * x86_64, i386, aarch64, 32-bit arm (EABI), s390x, powerpc64, riscv64 and
- * loongarch64 trap directly; other targets go through libc's syscall(2) with errno
- * saved and restored.  One exception on every target: sys_fstat goes
+ * loongarch64 trap directly; other targets go through libc's syscall(2)
+ * with errno saved and restored.  One exception on every target: sys_fstat goes
  * through libc's fstat, and errno is put back only when that fails,
  * the one time libc writes it.
  */
