@@ -195,7 +195,8 @@ static void copy_iov(struct poll_rec *r)
 
 /* Under the lock: r becomes the library's copy of cb, tried without
  * blocking unless the program asked for RWF_NOWAIT itself (then its
- * -EAGAIN is the program's answer). */
+ * -EAGAIN is the program's answer); straight_to_worker says whether
+ * the try is worth making. */
 static void fill(struct poll_rec *r, io_context_t ctx, struct iocb *cb)
 {
 	r->ctx = ctx;
@@ -217,6 +218,17 @@ static void fill(struct poll_rec *r, io_context_t ctx, struct iocb *cb)
 	aioreap_rec_hash_insert(r);
 }
 
+/* Does cb go to a worker without a try: on a kernel that does not know
+ * RWF_NOWAIT, and for a write to a file that refuses non-blocking
+ * writes (async_worker.c remembers which). */
+static int straight_to_worker(const struct iocb *cb)
+{
+	if (atomic_load_explicit(&nowait_missing, memory_order_relaxed))
+		return 1;
+	return !(cb->aio_rw_flags & RWF_NOWAIT) &&
+	       !aioreap_async_try_pays((const struct kernel_iocb *)cb);
+}
+
 /*
  * Under the lock: the kernel refused r's submission with err.  1 if r
  * is accepted all the same (handed to a worker, or submitted blocking
@@ -229,6 +241,7 @@ static int take_refused(io_context_t ctx, struct poll_rec *r, long err)
 	if (!r->nowait)
 		return 0;
 	if (err == -EOPNOTSUPP) {	/* no non-blocking mode: a worker's */
+		aioreap_async_note_try(&r->carry, 0);
 		aioreap_async_count(ASYNC_TO_WORKERS);
 		aioreap_async_queue(r);
 		return 1;
@@ -273,39 +286,45 @@ static long finish(io_context_t ctx, struct poll_rec **recs,
 	return taken;
 }
 
-/* Up to n reads and writes: how many were accepted, or -errno if none. */
+/* Up to n reads and writes: how many were accepted, or -errno if none.
+ * One call either tries a run in the kernel or queues a run for the
+ * workers (straight_to_worker asked once per iocb: it may answer
+ * differently when asked again), so that the count it returns is a
+ * prefix of the batch. */
 static long submit_rw(io_context_t ctx, struct iocb **cbs, long n)
 {
 	struct poll_rec *recs[BATCH];
 	struct iocb *ptrs[BATCH];
 	long have, taken, err = -EAGAIN, i;
-	int direct = !atomic_load_explicit(&nowait_missing,
-					   memory_order_relaxed);
+	int queue = straight_to_worker(cbs[0]);
 	sigset_t old;
 
 	aioreap_pe_enter(&old);
 	for (have = 0; have < n; have++) {
-		struct poll_rec *r = aioreap_rec_alloc();
+		struct poll_rec *r;
 
-		if (!r)
+		if (have && straight_to_worker(cbs[have]) != queue)
+			break;
+		if (!(r = aioreap_rec_alloc()))
 			break;
 		fill(r, ctx, cbs[have]);
+		if (queue) {
+			aioreap_async_count(ASYNC_TO_WORKERS);
+			aioreap_async_queue(r);
+			continue;
+		}
 		/* Before the submission: its event may be reaped before
 		 * io_submit returns. */
 		rec_set(r, REC_DELIVERED);
 		recs[have] = r;
 		ptrs[have] = (struct iocb *)&r->carry;
 	}
-	if (direct || !have) {
-		taken = finish(ctx, recs, ptrs, have,
-			       have ? aio_sys_submit(ctx, have, ptrs) : -EAGAIN,
-			       &err);
-	} else {
-		for (taken = 0; taken < have; taken++) {
-			aioreap_async_count(ASYNC_TO_WORKERS);
-			aioreap_async_queue(recs[taken]);
-		}
+	if (queue) {
+		aioreap_pe_leave(&old);
+		return have ? have : -EAGAIN;
 	}
+	taken = finish(ctx, recs, ptrs, have,
+		       have ? aio_sys_submit(ctx, have, ptrs) : -EAGAIN, &err);
 	for (i = taken; i < have; i++) {
 		/* Never in the kernel: no event names it. */
 		rec_move(recs[i], REC_DELIVERED, REC_FIRED);

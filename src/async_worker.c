@@ -123,17 +123,71 @@ int aioreap_async_complete(struct poll_rec *r, const struct io_event *in,
 	unsigned long res2 = in->res2;
 
 	if (r->nowait && (res == -EAGAIN || res == -EOPNOTSUPP)) {
+		/* EOPNOTSUPP: the file cannot try; EAGAIN: it would block. */
+		if (res == -EOPNOTSUPP)
+			aioreap_async_note_try(&r->carry, 0);
 		aioreap_async_redrive(r);
 		return 0;
 	}
-	if (r->nowait)
+	if (r->nowait) {
+		aioreap_async_note_try(&r->carry, 1);
 		aioreap_async_count(ASYNC_INLINE);
+	}
 	memcpy(out, &r->user_data, sizeof(r->user_data));
 	out->obj = r->user;
 	out->res = (unsigned long)res;
 	out->res2 = res2;
 	aioreap_rec_recycle_push(r);
 	return 1;
+}
+
+/*
+ * Files that refuse non-blocking writes, by descriptor number: ext4 and
+ * tmpfs on Linux 6.18 have no non-blocking buffered write (EOPNOTSUPP,
+ * as the completion or at submission), so each such try costs a system
+ * call and a reap for nothing.  After MEMO_AFTER refusals in a row a
+ * write to that descriptor goes straight to a worker, but for one try in
+ * MEMO_PROBE (the number may name another file by now); a write that
+ * completes without blocking forgets the refusals.  Relaxed: a stale
+ * count only costs a try, or saves one.
+ */
+#define MEMO_FDS	1024
+#define MEMO_AFTER	4
+#define MEMO_PROBE	64
+static _Atomic unsigned char refused_writes[MEMO_FDS];
+static _Atomic unsigned memo_tries;
+
+static int is_write(const struct kernel_iocb *k)
+{
+	return k->aio_lio_opcode == IO_CMD_PWRITE ||
+	       k->aio_lio_opcode == IO_CMD_PWRITEV;
+}
+
+int aioreap_async_try_pays(const struct kernel_iocb *k)
+{
+	if (!is_write(k) || k->aio_fildes >= MEMO_FDS ||
+	    atomic_load_explicit(&refused_writes[k->aio_fildes],
+				 memory_order_relaxed) < MEMO_AFTER)
+		return 1;
+	return atomic_fetch_add_explicit(&memo_tries, 1,
+					 memory_order_relaxed) %
+		       MEMO_PROBE == 0;
+}
+
+void aioreap_async_note_try(const struct kernel_iocb *k, int done)
+{
+	_Atomic unsigned char *c;
+	unsigned char n;
+
+	if (!is_write(k) || k->aio_fildes >= MEMO_FDS)
+		return;
+	c = &refused_writes[k->aio_fildes];
+	n = atomic_load_explicit(c, memory_order_relaxed);
+	if (done)
+		n = 0;
+	else if (n < MEMO_AFTER)
+		n++;
+	atomic_store_explicit(c, n, memory_order_relaxed);
 }
 
 /* --- the queue, under the lock ----------------------------------------- */
