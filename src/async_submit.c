@@ -169,13 +169,17 @@ static int is_rw(const struct iocb *cb)
 /* A vectored copy's own array: the kernel reads it again when a worker
  * submits, and the program may have reused its own by then.  Left
  * pointing at the program's where it cannot be copied (the kernel then
- * answers for it). */
+ * answers for it).  Read through process_vm_readv: an unreadable array
+ * is the kernel's EFAULT, and a fault here, under the lock with every
+ * signal blocked, would kill the process whatever its handlers. */
 static void copy_iov(struct poll_rec *r)
 {
 	uint64_t n = r->carry.aio_nbytes;
 	const void *src = (const void *)(uintptr_t)r->carry.aio_buf;
 	size_t size = (size_t)n * sizeof(struct iovec);
-	struct iovec *dst = r->iov_small;
+	struct iovec *dst = r->iov_small, local, remote;
+	size_t map = 0;
+	long got;
 
 	if (n == 0 || n > IOV_LIMIT || obviously_bad_pointer(src))
 		return;
@@ -186,10 +190,21 @@ static void copy_iov(struct poll_rec *r)
 		if (a < 0 && a > -4096)
 			return;
 		dst = (struct iovec *)a;
-		r->iov_map = size;
+		map = size;
 	}
-	memcpy(dst, src, size);
+	local.iov_base = dst;
+	remote.iov_base = (void *)(uintptr_t)src;
+	local.iov_len = remote.iov_len = size;
+	got = sys_vm_read(&local, &remote);
+	if (got == -EFAULT || (got >= 0 && got != (long)size)) {
+		if (map)
+			sys_munmap(dst, map);
+		return;
+	}
+	if (got < 0)		/* the call is refused (seccomp): plainly */
+		memcpy(dst, src, size);
 	r->iov = dst;
+	r->iov_map = map;
 	r->carry.aio_buf = (uint64_t)(uintptr_t)dst;
 }
 

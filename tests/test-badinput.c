@@ -862,6 +862,54 @@ START_TEST(a_ring_the_program_unmaps_or_protects)
 }
 END_TEST
 
+/*
+ * Async submission copies a vectored iocb's iovec array at io_submit.  An
+ * array the program cannot read is the kernel's EFAULT: io_submit's
+ * answer, or the event's res where the file has no non-blocking mode and
+ * a worker submits it.  The copy is made under the library's lock with
+ * every signal blocked, where a fault kills the process: the child must
+ * come back with one of the two answers.
+ */
+static int unreadable_iovec_child(void)
+{
+	struct iocb cb, *p = &cb;
+	struct io_event ev;
+	io_context_t ctx = NULL;
+	int ret;
+
+	if (io_setup(8, &ctx) != 0)
+		return 10;
+	if (io_set_async(ctx, 1) != 0)
+		return 11;
+	io_prep_preadv(&cb, bad_memory_fd, test_bad_pointer(), 2, 0);
+	ret = io_submit(ctx, 1, &p);
+	if (ret == -EFAULT)
+		return 0;
+	if (ret != 1)
+		return 12;
+	if (io_getevents(ctx, 1, 1, &ev, NULL) != 1 || ev.obj != &cb)
+		return 13;
+	return (long)ev.res == -EFAULT ? 0 : 14;
+}
+
+START_TEST(an_unreadable_iovec_array_with_async_submission)
+{
+	int status;
+	pid_t pid;
+
+	bad_memory_fd = test_tmpfile(4096);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0)
+		_exit(unreadable_iovec_child());
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "unreadable iovec array: status %#x", status);
+	tried++;
+	close(bad_memory_fd);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("badinput");
@@ -872,6 +920,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, context_after_fork);
 	tcase_add_test(t, unwritable_events_array_keeps_every_event);
 	tcase_add_test(t, a_ring_the_program_unmaps_or_protects);
+	tcase_add_test(t, an_unreadable_iovec_array_with_async_submission);
 	suite_add_tcase(s, t);
 	return s;
 }
