@@ -32,6 +32,7 @@
  */
 #include "config.h"
 
+#include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
@@ -208,6 +209,16 @@ static void copy_iov(struct poll_rec *r)
 	r->carry.aio_buf = (uint64_t)(uintptr_t)dst;
 }
 
+/* A close-on-exec duplicate of fd above 2, or -1 (fd is not open, or
+ * no number is left: the copy then names the program's own, and the
+ * kernel answers for a bad one). */
+static int dup_of(int fd)
+{
+	long d = sys_fcntl(fd, F_DUPFD_CLOEXEC, 3);
+
+	return d < 0 ? -1 : (int)d;
+}
+
 /* Under the lock: r becomes the library's copy of cb, tried without
  * blocking unless the program asked for RWF_NOWAIT itself (then its
  * -EAGAIN is the program's answer); straight_to_worker says whether
@@ -224,6 +235,11 @@ static void fill(struct poll_rec *r, io_context_t ctx, struct iocb *cb)
 	r->user_resfd = -1;
 	r->carry.aio_data = aioreap_rec_token(r);
 	r->carry.aio_key = 0;
+	if ((r->kfd = dup_of(r->user_fd)) >= 0)
+		r->carry.aio_fildes = (uint32_t)r->kfd;
+	if ((r->carry.aio_flags & KIOCB_FLAG_RESFD) &&
+	    (r->kresfd = dup_of((int)r->carry.aio_resfd)) >= 0)
+		r->carry.aio_resfd = (uint32_t)r->kresfd;
 	if (cb->aio_lio_opcode == IO_CMD_PREADV ||
 	    cb->aio_lio_opcode == IO_CMD_PWRITEV)
 		copy_iov(r);
@@ -241,7 +257,8 @@ static int straight_to_worker(const struct iocb *cb)
 	if (atomic_load_explicit(&nowait_missing, memory_order_relaxed))
 		return 1;
 	return !(cb->aio_rw_flags & RWF_NOWAIT) &&
-	       !aioreap_async_try_pays((const struct kernel_iocb *)cb);
+	       aioreap_async_try_pays((int)cb->aio_fildes,
+				      cb->aio_lio_opcode) == 0;
 }
 
 /*
@@ -256,7 +273,7 @@ static int take_refused(io_context_t ctx, struct poll_rec *r, long err)
 	if (!r->nowait)
 		return 0;
 	if (err == -EOPNOTSUPP) {	/* no non-blocking mode: a worker's */
-		aioreap_async_note_try(&r->carry, 0);
+		aioreap_async_note_try(r->user_fd, r->carry.aio_lio_opcode, 0);
 		aioreap_async_count(ASYNC_TO_WORKERS);
 		aioreap_async_queue(r);
 		return 1;
@@ -301,12 +318,15 @@ static long finish(io_context_t ctx, struct poll_rec **recs,
 	return taken;
 }
 
-/* Up to n reads and writes: how many were accepted, or -errno if none.
- * One call either tries a run in the kernel or queues a run for the
- * workers (straight_to_worker asked once per iocb: it may answer
- * differently when asked again), so that the count it returns is a
- * prefix of the batch. */
-static long submit_rw(io_context_t ctx, struct iocb **cbs, long n)
+/* Up to n reads and writes: how many were accepted, or -errno if none;
+ * *whole is 1 when every one of them this call took on was (it stops
+ * early where the run changes from tries in the kernel to the workers'
+ * queue or back, and the caller goes on from there).  One call either
+ * tries a run in the kernel or queues a run for the workers
+ * (straight_to_worker asked once per iocb: it may answer differently
+ * when asked again), so that the count it returns is a prefix. */
+static long submit_rw(io_context_t ctx, struct iocb **cbs, long n,
+		      int *whole)
 {
 	struct poll_rec *recs[BATCH];
 	struct iocb *ptrs[BATCH];
@@ -320,8 +340,10 @@ static long submit_rw(io_context_t ctx, struct iocb **cbs, long n)
 
 		if (have && straight_to_worker(cbs[have]) != queue)
 			break;
-		if (!(r = aioreap_rec_alloc()))
+		if (!(r = aioreap_rec_alloc())) {
+			*whole = 0;
 			break;
+		}
 		fill(r, ctx, cbs[have]);
 		if (queue) {
 			aioreap_async_count(ASYNC_TO_WORKERS);
@@ -340,6 +362,8 @@ static long submit_rw(io_context_t ctx, struct iocb **cbs, long n)
 	}
 	taken = finish(ctx, recs, ptrs, have,
 		       have ? aio_sys_submit(ctx, have, ptrs) : -EAGAIN, &err);
+	if (taken < have)
+		*whole = 0;
 	for (i = taken; i < have; i++) {
 		/* Never in the kernel: no event names it. */
 		rec_move(recs[i], REC_DELIVERED, REC_FIRED);
@@ -374,11 +398,14 @@ int aioreap_async_submit(io_context_t ctx, long nr, struct iocb **ios)
 	aioreap_poll_note_used();
 	while (done < nr) {
 		long run = 0;
+		int whole = 1;
 
 		while (done + run < nr && run < BATCH && is_rw(ios[done + run]))
 			run++;
 		if (run) {
-			ret = submit_rw(ctx, ios + done, run);
+			ret = submit_rw(ctx, ios + done, run, &whole);
+			if (whole && ret > 0)
+				run = ret;	/* went on where the run split */
 		} else {
 			while (done + run < nr && !is_rw(ios[done + run]))
 				run++;

@@ -125,18 +125,22 @@ int aioreap_async_complete(struct poll_rec *r, const struct io_event *in,
 	if (r->nowait && (res == -EAGAIN || res == -EOPNOTSUPP)) {
 		/* EOPNOTSUPP: the file cannot try; EAGAIN: it would block. */
 		if (res == -EOPNOTSUPP)
-			aioreap_async_note_try(&r->carry, 0);
+			aioreap_async_note_try(r->user_fd,
+					       r->carry.aio_lio_opcode, 0);
 		aioreap_async_redrive(r);
 		return 0;
 	}
 	if (r->nowait) {
-		aioreap_async_note_try(&r->carry, 1);
+		aioreap_async_note_try(r->user_fd, r->carry.aio_lio_opcode,
+				       1);
 		aioreap_async_count(ASYNC_INLINE);
 	}
 	memcpy(out, &r->user_data, sizeof(r->user_data));
 	out->obj = r->user;
 	out->res = (unsigned long)res;
 	out->res2 = res2;
+	/* Done with: no descriptor of the library's outlives its event. */
+	aioreap_rec_close_dups(r);
 	aioreap_rec_recycle_push(r);
 	return 1;
 }
@@ -157,16 +161,15 @@ int aioreap_async_complete(struct poll_rec *r, const struct io_event *in,
 static _Atomic unsigned char refused_writes[MEMO_FDS];
 static _Atomic unsigned memo_tries;
 
-static int is_write(const struct kernel_iocb *k)
+static int is_write(unsigned opcode)
 {
-	return k->aio_lio_opcode == IO_CMD_PWRITE ||
-	       k->aio_lio_opcode == IO_CMD_PWRITEV;
+	return opcode == IO_CMD_PWRITE || opcode == IO_CMD_PWRITEV;
 }
 
-int aioreap_async_try_pays(const struct kernel_iocb *k)
+int aioreap_async_try_pays(int fd, unsigned opcode)
 {
-	if (!is_write(k) || k->aio_fildes >= MEMO_FDS ||
-	    atomic_load_explicit(&refused_writes[k->aio_fildes],
+	if (!is_write(opcode) || fd < 0 || fd >= MEMO_FDS ||
+	    atomic_load_explicit(&refused_writes[fd],
 				 memory_order_relaxed) < MEMO_AFTER)
 		return 1;
 	return atomic_fetch_add_explicit(&memo_tries, 1,
@@ -174,14 +177,14 @@ int aioreap_async_try_pays(const struct kernel_iocb *k)
 		       MEMO_PROBE == 0;
 }
 
-void aioreap_async_note_try(const struct kernel_iocb *k, int done)
+void aioreap_async_note_try(int fd, unsigned opcode, int done)
 {
 	_Atomic unsigned char *c;
 	unsigned char n;
 
-	if (!is_write(k) || k->aio_fildes >= MEMO_FDS)
+	if (!is_write(opcode) || fd < 0 || fd >= MEMO_FDS)
 		return;
-	c = &refused_writes[k->aio_fildes];
+	c = &refused_writes[fd];
 	n = atomic_load_explicit(c, memory_order_relaxed);
 	if (done)
 		n = 0;
@@ -193,6 +196,7 @@ void aioreap_async_note_try(const struct kernel_iocb *k, int done)
 /* --- the queue, under the lock ----------------------------------------- */
 
 static void *worker_main(void *arg);
+static int serve(struct poll_rec *r, sigset_t *old, unsigned slot);
 
 /* A worker for what is queued: wake an idle one, or start one. */
 static void wake_worker(void)
@@ -223,6 +227,23 @@ static void wake_worker(void)
 	pthread_attr_destroy(&attr);
 }
 
+/* Take the first queued record that matches (ctx NULL: any), or NULL. */
+static struct poll_rec *take(io_context_t ctx, const struct iocb *iocb)
+{
+	struct poll_rec **p = &pool.head, *prev = NULL, *r;
+
+	for (; (r = *p); prev = r, p = &r->qnext) {
+		if (ctx && (r->ctx != ctx || (iocb && r->user != iocb)))
+			continue;
+		*p = r->qnext;
+		if (pool.tail == r)
+			pool.tail = prev;
+		r->qnext = NULL;
+		return r;
+	}
+	return NULL;
+}
+
 void aioreap_async_queue(struct poll_rec *r)
 {
 	aioreap_async_unmark(r);
@@ -234,6 +255,12 @@ void aioreap_async_queue(struct poll_rec *r)
 		pool.head = r;
 	pool.tail = r;
 	wake_worker();
+	/* No worker, and none could start (a limit on threads, a sandbox
+	 * that refuses clone): the caller does what stock libaio does,
+	 * blocking, rather than leave the request unserved.  A full ring
+	 * leaves the rest queued for the next call that queues. */
+	while (!pool.workers && (r = take(NULL, NULL)) && serve(r, NULL, 0))
+		;
 }
 
 void aioreap_async_redrive(struct poll_rec *r)
@@ -278,23 +305,6 @@ void aioreap_async_kick(void)
 	aioreap_pe_enter(&old);
 	aioreap_async_drain_locked();
 	aioreap_pe_leave(&old);
-}
-
-/* Take the first queued record that matches (ctx NULL: any), or NULL. */
-static struct poll_rec *take(io_context_t ctx, const struct iocb *iocb)
-{
-	struct poll_rec **p = &pool.head, *prev = NULL, *r;
-
-	for (; (r = *p); prev = r, p = &r->qnext) {
-		if (ctx && (r->ctx != ctx || (iocb && r->user != iocb)))
-			continue;
-		*p = r->qnext;
-		if (pool.tail == r)
-			pool.tail = prev;
-		r->qnext = NULL;
-		return r;
-	}
-	return NULL;
 }
 
 struct poll_rec *aioreap_async_unqueue_one(io_context_t ctx,
@@ -384,11 +394,22 @@ static long ring_error(struct poll_rec *r, long err)
 	if (fd < 0)
 		fd = aioreap_fd_above_stdio(sys_openat(
 			AT_FDCWD, "/dev/zero", O_RDONLY | O_CLOEXEC));
-	if (fd < 0)
-		return fd;
 	r->err = err;
 	r->carry.aio_lio_opcode = IO_CMD_PREAD;
-	r->carry.aio_fildes = (uint32_t)fd;
+	if (fd < 0 && r->kfd >= 0) {
+		/* No number left for a bell: a 0-byte op on the request's
+		 * own file, which completes at once (a write where the
+		 * file is not open for reading). */
+		long fl = sys_fcntl(r->kfd, F_GETFL, 0);
+
+		if (fl >= 0 && (fl & O_ACCMODE) == O_WRONLY)
+			r->carry.aio_lio_opcode = IO_CMD_PWRITE;
+		r->carry.aio_fildes = (uint32_t)r->kfd;
+	} else if (fd < 0) {
+		return fd;
+	} else {
+		r->carry.aio_fildes = (uint32_t)fd;
+	}
 	r->carry.aio_buf = 0;
 	r->carry.aio_nbytes = 0;
 	r->carry.aio_offset = 0;
@@ -400,7 +421,8 @@ static long ring_error(struct poll_rec *r, long err)
 		r->carry.aio_flags &= ~KIOCB_FLAG_RESFD;
 		ret = aio_sys_submit(r->ctx, 1, &one);
 	}
-	sys_close((int)fd);	/* the kernel holds the file, or never will */
+	if (fd >= 0)
+		sys_close((int)fd);	/* the kernel holds it, or never will */
 	if (ret == 1)
 		return 0;
 	rec_move(r, REC_DELIVERED, REC_FIRED);
@@ -430,6 +452,55 @@ static void nap_ms(int ms)
 	sys_futex_wait_for(&never, 0, ts);
 }
 
+/*
+ * Under the lock: submit r, blocking, on its context.  A worker (old
+ * set, slot its own) lets go of the lock meanwhile and marks the context
+ * busy; the program thread that serves the queue itself when no worker
+ * could start (old NULL) keeps it.  0 when the ring is full and r is
+ * back at the queue's head, else 1 (in the kernel, its error on its way
+ * to the ring, or dropped with its context).
+ */
+static int serve(struct poll_rec *r, sigset_t *old, unsigned slot)
+{
+	io_context_t ctx = r->ctx;
+	struct iocb *one = (struct iocb *)&r->carry;
+	long ret;
+
+	if (aioreap_poll_ctx_dying(ctx)) {
+		aioreap_rec_free(r);	/* as the kernel drops it */
+		return 1;
+	}
+	/* Before the submission: its event may be reaped first. */
+	rec_set(r, REC_DELIVERED);
+	if (old) {
+		pool.busy[slot] = ctx;
+		aioreap_pe_leave(old);
+	}
+	ret = aio_sys_submit(ctx, 1, &one);
+	if (old) {
+		aioreap_pe_enter(old);
+		pool.busy[slot] = NULL;
+		atomic_fetch_add_explicit(&busy_seq, 1, memory_order_relaxed);
+		sys_futex_wake((int *)&busy_seq, INT_MAX);
+	}
+	if (ret == 1)
+		return 1;
+	/* Not in the kernel, so no event names it: still ours. */
+	rec_move(r, REC_DELIVERED, REC_FIRED);
+	if (ret == -EAGAIN) {
+		/* A full ring: a reap makes room, and tells nobody. */
+		r->qnext = pool.head;
+		pool.head = r;
+		if (!pool.tail)
+			pool.tail = r;
+		return 0;
+	}
+	aioreap_async_count(ASYNC_FAILED);
+	if (ring_error(r, ret) < 0)
+		aioreap_rec_free(r);
+	return 1;
+}
+
 static void *worker_main(void *arg)
 {
 	unsigned slot = (unsigned)(uintptr_t)arg;
@@ -438,51 +509,20 @@ static void *worker_main(void *arg)
 	aioreap_pe_enter(&old);
 	for (;;) {
 		struct poll_rec *r = take(NULL, NULL);
-		struct iocb *one;
-		io_context_t ctx;
-		long ret;
 
-		if (!r) {
-			/* Woken for work another worker took: wait again. */
-			if (idle_wait(&old, atomic_load_explicit(
-					     &work_seq, memory_order_relaxed)) &&
-			    !pool.head)
-				break;	/* IDLE_MS with nothing queued */
+		if (r) {
+			if (!serve(r, &old, slot)) {
+				aioreap_pe_leave(&old);
+				nap_ms(FULL_RETRY_MS);
+				aioreap_pe_enter(&old);
+			}
 			continue;
 		}
-		ctx = r->ctx;
-		if (aioreap_poll_ctx_dying(ctx)) {
-			aioreap_rec_free(r);	/* as the kernel drops it */
-			continue;
-		}
-		pool.busy[slot] = ctx;
-		/* Before the submission: its event may be reaped first. */
-		rec_set(r, REC_DELIVERED);
-		aioreap_pe_leave(&old);
-		one = (struct iocb *)&r->carry;
-		ret = aio_sys_submit(ctx, 1, &one);
-		aioreap_pe_enter(&old);
-		pool.busy[slot] = NULL;
-		atomic_fetch_add_explicit(&busy_seq, 1, memory_order_relaxed);
-		sys_futex_wake((int *)&busy_seq, INT_MAX);
-		if (ret == 1)
-			continue;
-		/* Not in the kernel, so no event names it: still ours. */
-		rec_move(r, REC_DELIVERED, REC_FIRED);
-		if (ret == -EAGAIN) {
-			/* A full ring: a reap makes room, and tells nobody. */
-			r->qnext = pool.head;
-			pool.head = r;
-			if (!pool.tail)
-				pool.tail = r;
-			aioreap_pe_leave(&old);
-			nap_ms(FULL_RETRY_MS);
-			aioreap_pe_enter(&old);
-			continue;
-		}
-		aioreap_async_count(ASYNC_FAILED);
-		if (ring_error(r, ret) < 0)
-			aioreap_rec_free(r);
+		/* Woken for work another worker took: wait again. */
+		if (idle_wait(&old, atomic_load_explicit(&work_seq,
+							 memory_order_relaxed)) &&
+		    !pool.head)
+			break;	/* IDLE_MS with nothing queued */
 	}
 	pool.workers--;
 	pool.used_slots &= ~(1u << slot);
