@@ -196,7 +196,7 @@ void aioreap_async_note_try(int fd, unsigned opcode, int done)
 /* --- the queue, under the lock ----------------------------------------- */
 
 static void *worker_main(void *arg);
-static int serve(struct poll_rec *r, sigset_t *old, unsigned slot);
+static int serve(struct poll_rec *r, int worker, unsigned slot);
 
 /* A worker for what is queued: wake an idle one, or start one. */
 static void wake_worker(void)
@@ -259,7 +259,7 @@ void aioreap_async_queue(struct poll_rec *r)
 	 * that refuses clone): the caller does what stock libaio does,
 	 * blocking, rather than leave the request unserved.  A full ring
 	 * leaves the rest queued for the next call that queues. */
-	while (!pool.workers && (r = take(NULL, NULL)) && serve(r, NULL, 0))
+	while (!pool.workers && (r = take(NULL, NULL)) && serve(r, 0, 0))
 		;
 }
 
@@ -431,15 +431,15 @@ static long ring_error(struct poll_rec *r, long err)
 
 /* Wait, with the lock let go, for work queued after seq: 0, or 1 when
  * IDLE_MS passed with none. */
-static int idle_wait(sigset_t *old, unsigned seq)
+static int idle_wait(unsigned seq)
 {
 	const __kernel_long_t ts[2] = { 0, (__kernel_long_t)IDLE_MS * 1000000 };
 	long ret;
 
 	pool.idle++;
-	aioreap_pe_leave(old);
+	aioreap_pe_leave_blocked();
 	ret = sys_futex_wait_for((int *)&work_seq, seq, ts);
-	aioreap_pe_enter(old);
+	aioreap_pe_enter_blocked();
 	pool.idle--;
 	return ret == -ETIMEDOUT || ret == -ENOSYS;
 }
@@ -453,14 +453,14 @@ static void nap_ms(int ms)
 }
 
 /*
- * Under the lock: submit r, blocking, on its context.  A worker (old
- * set, slot its own) lets go of the lock meanwhile and marks the context
- * busy; the program thread that serves the queue itself when no worker
- * could start (old NULL) keeps it.  0 when the ring is full and r is
+ * Under the lock: submit r, blocking, on its context.  A worker (slot
+ * its own) lets go of the lock meanwhile and marks the context busy; the
+ * program thread that serves the queue itself when no worker could
+ * start keeps it.  0 when the ring is full and r is
  * back at the queue's head, else 1 (in the kernel, its error on its way
  * to the ring, or dropped with its context).
  */
-static int serve(struct poll_rec *r, sigset_t *old, unsigned slot)
+static int serve(struct poll_rec *r, int worker, unsigned slot)
 {
 	io_context_t ctx = r->ctx;
 	struct iocb *one = (struct iocb *)&r->carry;
@@ -472,13 +472,13 @@ static int serve(struct poll_rec *r, sigset_t *old, unsigned slot)
 	}
 	/* Before the submission: its event may be reaped first. */
 	rec_set(r, REC_DELIVERED);
-	if (old) {
+	if (worker) {
 		pool.busy[slot] = ctx;
-		aioreap_pe_leave(old);
+		aioreap_pe_leave_blocked();
 	}
 	ret = aio_sys_submit(ctx, 1, &one);
-	if (old) {
-		aioreap_pe_enter(old);
+	if (worker) {
+		aioreap_pe_enter_blocked();
 		pool.busy[slot] = NULL;
 		atomic_fetch_add_explicit(&busy_seq, 1, memory_order_relaxed);
 		sys_futex_wake((int *)&busy_seq, INT_MAX);
@@ -504,28 +504,28 @@ static int serve(struct poll_rec *r, sigset_t *old, unsigned slot)
 static void *worker_main(void *arg)
 {
 	unsigned slot = (unsigned)(uintptr_t)arg;
-	sigset_t old;
 
-	aioreap_pe_enter(&old);
+	/* Started with every signal blocked (wake_worker), for good. */
+	aioreap_pe_enter_blocked();
 	for (;;) {
 		struct poll_rec *r = take(NULL, NULL);
 
 		if (r) {
-			if (!serve(r, &old, slot)) {
-				aioreap_pe_leave(&old);
+			if (!serve(r, 1, slot)) {
+				aioreap_pe_leave_blocked();
 				nap_ms(FULL_RETRY_MS);
-				aioreap_pe_enter(&old);
+				aioreap_pe_enter_blocked();
 			}
 			continue;
 		}
 		/* Woken for work another worker took: wait again. */
-		if (idle_wait(&old, atomic_load_explicit(&work_seq,
-							 memory_order_relaxed)) &&
+		if (idle_wait(atomic_load_explicit(&work_seq,
+						   memory_order_relaxed)) &&
 		    !pool.head)
 			break;	/* IDLE_MS with nothing queued */
 	}
 	pool.workers--;
 	pool.used_slots &= ~(1u << slot);
-	aioreap_pe_leave(&old);
+	aioreap_pe_leave_blocked();
 	return NULL;
 }
