@@ -128,18 +128,6 @@ static const char *ring_state(void)
 	return "off (unrecognised ring layout): the kernel reaps";
 }
 
-/* The io_setup the file workload makes: its deepest queue. */
-static long deepest_queue(void)
-{
-	long d = 1;
-	int q;
-
-	for (q = 0; q < opt.ndepths; q++)
-		if (opt.depths[q] > d)
-			d = opt.depths[q];
-	return d;
-}
-
 static void print_limits(void)
 {
 	if (lim_err) {
@@ -159,7 +147,8 @@ void report_header(void)
 {
 	uname(&uts);
 	feat = io_features();
-	lim_depth = deepest_queue();
+	/* The io_setup the file workload makes: its deepest queue. */
+	lim_depth = deepest_depth();
 	lim_err = io_aio_limits((unsigned)lim_depth, &lim);
 	poll_text = feat & IO_FEATURE_AIO ? poll_state() : "no (no kernel AIO)";
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);

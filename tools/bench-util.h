@@ -155,6 +155,7 @@ void progress_end(void);
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int series_on(const char *name);
+long deepest_depth(void);
 int pin_cpu(int cpu);
 int other_cpu(int cpu);
 
@@ -187,6 +188,28 @@ extern int ntargets;
 void file_prepare(void);
 int submit_reads(const struct aio_ops *ops, io_context_t ctx, long n,
 		 struct iocb **v);
+
+/* The next random BS-aligned offset below nblocks blocks (xorshift64,
+ * one sequence for the whole run). */
+long long next_off(unsigned long long nblocks);
+long aio_drain(const struct aio_ops *ops, io_context_t ctx, long inflight,
+	       struct io_event *ev);
+#ifdef HAVE_LIBURING
+struct io_uring;
+/* Submit what is queued and wait for one completion, counted in
+ * uring_calls. */
+int uring_submit_and_wait(struct io_uring *ring);
+#endif
+
+/* Helpers of file_prepare() that the buffered workload shares. */
+int fill_file(int fd, long mib);
+int make_file(int slot, const char *path, const char *dir, long mib);
+const char *made_file(int slot);	/* created[slot], or NULL */
+void drop_file(int slot);		/* unlink it now */
+const char *fs_name(const char *path);
+int on_tmpfs(const char *path);
+int attach_loop(const char *file, int rw, char *dev, size_t devlen, int *dio,
+		int *lfd);
 
 /* Set by a SIGINT/SIGTERM handler: workloads stop early, files are removed. */
 extern volatile int interrupted;
