@@ -37,6 +37,8 @@ struct aio_ops {
 };
 
 extern const struct aio_ops ops_ours;	/* io_setup: registered, ring reaper */
+extern const struct aio_ops ops_ours_off; /* the same, async submission off */
+extern const struct aio_ops ops_async;	/* the same, async submission on */
 extern const struct aio_ops ops_sys;	/* raw io_setup: kernel reaps */
 extern struct aio_ops ops_stock;	/* filled by stock_load() */
 extern int stock_loaded;
@@ -75,6 +77,8 @@ struct options {
 #define WL_LOOP	2
 #define WL_FILE	4
 #define WL_THREADS 8
+#define WL_BUFFERED 16
+#define WL_ALL	(WL_REAP | WL_LOOP | WL_FILE | WL_THREADS | WL_BUFFERED)
 
 extern struct options opt;
 
@@ -95,12 +99,16 @@ struct row {
 	 * the timed part), and AIO system calls (or io_uring_enter calls). */
 	double usr[MAX_REPS], sys[MAX_REPS], sc[MAX_REPS];
 	int nc;
+	/* The longest io_submit call of each cell, in ns (buffered). */
+	double submax[MAX_REPS];
+	int nsm;
 	/* threads: completions delivered twice and never delivered */
 	long long dups, lost;
 	int checked;		/* dups and lost were counted */
 	/* filled by report_finish() */
 	double median, min, max, ratio, ratio2;
 	double usr_med, sys_med, cpu_med, sc_med, cpu_ratio, sc_ratio;
+	double submax_med;	/* median of submax, ns; NaN if none */
 };
 
 struct row *row_get(const char *workload, const char *series,
@@ -119,6 +127,7 @@ void cost_now(struct cost *c, unsigned long long calls);
 void row_add_cost(struct row *r, const struct cost *a, const struct cost *b,
 		  double ops);
 void row_add_integrity(struct row *r, long long dups, long long lost);
+void row_add_submit_max(struct row *r, double ns);
 extern int integrity_failed;	/* a duplicate or lost completion: exit 3 */
 
 /* io_uring_enter calls the tool made (liburing enters exactly once per
@@ -164,6 +173,7 @@ void bench_reap(void);
 void bench_loop(void);
 void bench_file(void);
 void bench_threads(void);
+void bench_buffered(void);
 
 /*
  * The files and devices that file and threads read: a tmpfs file, a file
