@@ -118,6 +118,9 @@ for row in "stock-libaio +read QD=4" "ours-ring +read QD=1" "ours-async +read QD
 	has "buffered: '$row' measured" "buffered: '$row' lacks figures" \
 		"^$row +$num +$num-$num +(${num}x|-) +(${num}x|-) +$num +$num +(${num}x|-) +$num +(${num}x|inf|-) +$num  "
 done
+# ... and where its requests went, from the library's counters.
+has "buffered: ours-async notes io_async_stats" "buffered: ours-async has no counters note" \
+	"^ours-async +read QD=4 .*  inline [0-9]+%, to workers [0-9]+%, redriven [0-9]+%$"
 has "buffered: io_uring row" "buffered: io_uring row" \
 	"^io_uring +read QD=4 +($num .* -  |.*not built with liburing)"
 has "buffered: the direct row, async on, or why not" "buffered: no direct row" \

@@ -410,9 +410,23 @@ static int aio_fsync(const struct aio_ops *ops, io_context_t ctx, int fd,
 static io_context_t ctxs[S_COUNT];
 static long ctx_depth;
 
-static int aio_cell(int s, const struct aio_ops *base, const struct cell *c,
-		    struct result *res, char *why, size_t len)
+/* What the library's counters moved by between a and b, added to sum. */
+static void stats_add(struct io_async_stats *sum, const struct io_async_stats *a,
+		      const struct io_async_stats *b)
 {
+	sum->inline_done += b->inline_done - a->inline_done;
+	sum->to_workers += b->to_workers - a->to_workers;
+	sum->redriven += b->redriven - a->redriven;
+	sum->failed += b->failed - a->failed;
+}
+
+/* acc: where the cell's requests went (io_async_stats) is added there;
+ * NULL: not asked. */
+static int aio_cell(int s, const struct aio_ops *base, const struct cell *c,
+		    struct io_async_stats *acc, struct result *res, char *why,
+		    size_t len)
+{
+	struct io_async_stats sa, sb;
 	struct aio_ops ops = *base;
 	io_context_t ctx;
 	uint64_t t0, t1 = 0, budget, done = 0;
@@ -437,6 +451,8 @@ static int aio_cell(int s, const struct aio_ops *base, const struct cell *c,
 		subs[i] = &cbs[i];
 	}
 	budget = (uint64_t)(opt.cell_time * 1e9);
+	if (acc && io_async_stats(&sa, sizeof(sa)))
+		acc = NULL;
 	cost_now(&res->a, ops.calls());
 	t0 = now_ns();
 	ret = submit_reads(&ops, ctx, c->qd, subs);
@@ -500,6 +516,8 @@ static int aio_cell(int s, const struct aio_ops *base, const struct cell *c,
 		ops.destroy(ctx);
 		ctxs[s] = NULL;
 	}
+	if (acc && !io_async_stats(&sb, sizeof(sb)))
+		stats_add(acc, &sa, &sb);
 	res->ops = (double)done;
 	res->iops = (double)done * 1e9 / (double)(t1 - t0);
 	res->submax = (double)submit_max;
@@ -637,17 +655,19 @@ fail:
 
 /* ---- the workload ------------------------------------------------------- */
 
-/* One cell of series s: 0 measured, -1 failed (why set), -2 unavailable. */
-static int run_series(int s, const struct cell *c, struct result *res,
-		      char *why, size_t len)
+/* One cell of series s: 0 measured, -1 failed (why set), -2 unavailable.
+ * acc: see aio_cell. */
+static int run_series(int s, const struct cell *c, struct io_async_stats *acc,
+		      struct result *res, char *why, size_t len)
 {
 	switch (s) {
 	case S_STOCK:
-		return stock_loaded ? aio_cell(s, &ops_stock, c, res, why, len) :
-				      -2;
+		return stock_loaded ? aio_cell(s, &ops_stock, c, NULL, res, why,
+					       len) : -2;
 	case S_OURS:
+		return aio_cell(s, aio_ops_of(s), c, NULL, res, why, len);
 	case S_ASYNC:
-		return aio_cell(s, aio_ops_of(s), c, res, why, len);
+		return aio_cell(s, aio_ops_of(s), c, acc, res, why, len);
 	default:
 #ifdef HAVE_LIBURING
 		return uring_cell(c, res, why, len);
@@ -678,6 +698,21 @@ static struct row *row_of(int s, const struct cell *c)
 	return row_get(WL, names[s], param, "IOPS", 0, BASE, BASE2);
 }
 
+/* The note of an ours-async row: where its requests went, as shares. */
+static void note_stats(struct row *r, const struct io_async_stats *st)
+{
+	double all = (double)(st->inline_done + st->to_workers + st->redriven);
+	char note[96];
+
+	if (!(all > 0))
+		return;
+	snprintf(note, sizeof(note), "inline %.0f%%, to workers %.0f%%, "
+		 "redriven %.0f%%%s", 100 * st->inline_done / all,
+		 100 * st->to_workers / all, 100 * st->redriven / all,
+		 st->failed ? ", some FAILED" : "");
+	row_note(r, note);
+}
+
 /* Buffers, iocbs and events for n requests in flight; the buffers hold
  * what the writes write. */
 static void alloc_slots(long n)
@@ -699,6 +734,7 @@ void bench_buffered(void)
 	char why[160];
 	long maxqd = deepest_depth();
 	struct result res;
+	struct io_async_stats *acc;
 	unsigned char *dead;
 
 	if (maxqd < DIRECT_QD)
@@ -727,7 +763,8 @@ void bench_buffered(void)
 				ncells++;
 			}
 	dead = calloc((size_t)ncells * S_COUNT, 1);
-	if (!dead)
+	acc = calloc((size_t)ncells, sizeof(*acc));
+	if (!dead || !acc)
 		die("out of memory");
 	for (k = 0, total = 0; k < ncells; k++)
 		for (s = 0; s < S_COUNT; s++) {
@@ -766,7 +803,8 @@ void bench_buffered(void)
 					snprintf(why, sizeof(why), "dropping the page "
 						 "cache: %s", strerror(-ret));
 				else
-					ret = run_series(s, c, &res, why, sizeof(why));
+					ret = run_series(s, c, &acc[k], &res, why,
+							 sizeof(why));
 				if (ret == -2) {
 					*d = 1;
 					continue;
@@ -788,6 +826,9 @@ void bench_buffered(void)
 			aio_ops_of(s)->destroy(ctxs[s]);
 			ctxs[s] = NULL;
 		}
+	for (k = 0; k < ncells; k++)
+		if (measured(S_ASYNC, &cells[k]))
+			note_stats(row_of(S_ASYNC, &cells[k]), &acc[k]);
 	for (g = 0; g < nbt; g++)
 		report_line(WL, "%s", bt[g].desc);
 	report_line(WL, "ours-ring: async submission off; ours-async: "
@@ -804,7 +845,10 @@ void bench_buffered(void)
 		    "async submission on against off.", WRITE_CAP, fsync_how);
 	report_line(WL, "sub max: the longest io_submit call of a cell, us "
 		    "(median over the repetitions); io_uring has none: its one "
-		    "call submits and waits.");
+		    "call submits and waits.  ours-async notes: where its "
+		    "requests went (io_async_stats): completed without "
+		    "blocking, handed to a worker at submission, or handed over "
+		    "after completing with -EAGAIN.");
 	for (g = 0; g < nbt; g++) {
 		close(bt[g].fd);
 		if (bt[g].dfd >= 0)
@@ -812,6 +856,7 @@ void bench_buffered(void)
 	}
 	nbt = 0;
 	free(dead);
+	free(acc);
 	free(cbs);
 	free(subs);
 	free(evs);
