@@ -143,6 +143,11 @@ TESTS += tests/bench-args.sh
 endif
 EXTRA_DIST += tests/bench-args.sh
 
+# fio: the system's fio on the library built here, async submission on,
+# every block checked
+TESTS += tests/fio-async.sh
+EXTRA_DIST += tests/fio-async.sh
+
 # noaio: a kernel without AIO (every io_* call answers ENOSYS)
 if HAVE_CHECK
 check_PROGRAMS += tests/test-noaio
