@@ -35,7 +35,7 @@ enum async_count {
 void aioreap_async_count(enum async_count which);
 
 /* Is a try without blocking worth making for an opcode on the
- * program's fd (a write to a file that keeps refusing one is not)?  And
+ * program's fd (not where tries keep failing)?  And
  * what such a try came to (done: it
  * completed without blocking; 0: the file refused it).  No lock. */
 int aioreap_async_try_pays(int fd, unsigned opcode);

@@ -250,8 +250,8 @@ static void fill(struct poll_rec *r, io_context_t ctx, struct iocb *cb)
 }
 
 /* Does cb go to a worker without a try: on a kernel that does not know
- * RWF_NOWAIT, and for a write to a file that refuses non-blocking
- * writes (async_worker.c remembers which). */
+ * RWF_NOWAIT, and on a descriptor whose tries in that direction keep
+ * failing (async_worker.c remembers which). */
 static int straight_to_worker(const struct iocb *cb)
 {
 	if (atomic_load_explicit(&nowait_missing, memory_order_relaxed))

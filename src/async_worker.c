@@ -123,10 +123,8 @@ int aioreap_async_complete(struct poll_rec *r, const struct io_event *in,
 	unsigned long res2 = in->res2;
 
 	if (r->nowait && (res == -EAGAIN || res == -EOPNOTSUPP)) {
-		/* EOPNOTSUPP: the file cannot try; EAGAIN: it would block. */
-		if (res == -EOPNOTSUPP)
-			aioreap_async_note_try(r->user_fd,
-					       r->carry.aio_lio_opcode, 0);
+		aioreap_async_note_try(r->user_fd, r->carry.aio_lio_opcode,
+				       0);
 		aioreap_async_redrive(r);
 		return 0;
 	}
@@ -146,19 +144,23 @@ int aioreap_async_complete(struct poll_rec *r, const struct io_event *in,
 }
 
 /*
- * Files that refuse non-blocking writes, by descriptor number: ext4 and
- * tmpfs on Linux 6.18 have no non-blocking buffered write (EOPNOTSUPP,
- * as the completion or at submission), so each such try costs a system
- * call and a reap for nothing.  After MEMO_AFTER refusals in a row a
- * write to that descriptor goes straight to a worker, but for one try in
- * MEMO_PROBE (the number may name another file by now); a write that
- * completes without blocking forgets the refusals.  Relaxed: a stale
- * count only costs a try, or saves one.
+ * Tries that keep failing, by descriptor number and direction.  Writes:
+ * ext4 and tmpfs on Linux 6.18 have no non-blocking buffered write
+ * (EOPNOTSUPP, as the completion or at submission), so each try costs a
+ * system call and a reap for nothing.  Reads: a file read at random on a
+ * cold cache fails nearly every try (-EAGAIN), and each failure adds the
+ * try's system call and a hand-over to the request's time.  After
+ * memo_after refusals in a row (a long run for reads, which hit the
+ * cache now and then), that direction of the descriptor goes straight
+ * to a worker, but for one try in MEMO_PROBE (the cache may have warmed,
+ * the number may name another file by now); a try that completes
+ * without blocking forgets the refusals.  Relaxed: a stale count only
+ * costs a try, or saves one.
  */
 #define MEMO_FDS	1024
-#define MEMO_AFTER	4
 #define MEMO_PROBE	64
-static _Atomic unsigned char refused_writes[MEMO_FDS];
+static const unsigned char memo_after[2] = { 16, 4 };	/* read, write */
+static _Atomic unsigned char refusals[2][MEMO_FDS];
 static _Atomic unsigned memo_tries;
 
 static int is_write(unsigned opcode)
@@ -168,9 +170,11 @@ static int is_write(unsigned opcode)
 
 int aioreap_async_try_pays(int fd, unsigned opcode)
 {
-	if (!is_write(opcode) || fd < 0 || fd >= MEMO_FDS ||
-	    atomic_load_explicit(&refused_writes[fd],
-				 memory_order_relaxed) < MEMO_AFTER)
+	int w = is_write(opcode);
+
+	if (fd < 0 || fd >= MEMO_FDS ||
+	    atomic_load_explicit(&refusals[w][fd], memory_order_relaxed) <
+		    memo_after[w])
 		return 1;
 	return atomic_fetch_add_explicit(&memo_tries, 1,
 					 memory_order_relaxed) %
@@ -179,16 +183,17 @@ int aioreap_async_try_pays(int fd, unsigned opcode)
 
 void aioreap_async_note_try(int fd, unsigned opcode, int done)
 {
+	int w = is_write(opcode);
 	_Atomic unsigned char *c;
 	unsigned char n;
 
-	if (!is_write(opcode) || fd < 0 || fd >= MEMO_FDS)
+	if (fd < 0 || fd >= MEMO_FDS)
 		return;
-	c = &refused_writes[fd];
+	c = &refusals[w][fd];
 	n = atomic_load_explicit(c, memory_order_relaxed);
 	if (done)
 		n = 0;
-	else if (n < MEMO_AFTER)
+	else if (n < memo_after[w])
 		n++;
 	atomic_store_explicit(c, n, memory_order_relaxed);
 }
