@@ -471,6 +471,33 @@ int test_install_seccomp(const char *what)
 	return test_seccomp_errno(pget, 2, ENOSYS);
 }
 
+int test_threads_now(void)
+{
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "r");
+	int n = -1;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(f);
+	ck_assert_int_gt(n, 0);
+	return n;
+}
+
+int test_threads_settle_to(int want, unsigned seconds)
+{
+	int n = test_threads_now();
+	unsigned i;
+
+	for (i = 0; n != want && i < seconds * 100; i++) {
+		usleep(10000);
+		n = test_threads_now();
+	}
+	return n;
+}
+
 void test_expect_child(pid_t pid, const char *test, const char *why)
 {
 	pid_t got;

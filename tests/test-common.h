@@ -74,6 +74,11 @@ int test_under_valgrind(void);
  * bare "signal 9"; this one says what happened and aborts. */
 void test_hang_guard(const char *test, unsigned seconds);
 
+/* "Threads:" of /proc/self/status: every task of the process. */
+int test_threads_now(void);
+/* Wait (up to seconds) until the process has want threads; the count. */
+int test_threads_settle_to(int want, unsigned seconds);
+
 /* Wait for a child that exits 0 (passed), 77 (cannot run here: say why
  * and skip) or the number of the step that failed; one that has not
  * ended after TEST_CHILD_S seconds is killed and fails the test. */
