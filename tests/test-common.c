@@ -498,6 +498,23 @@ int test_threads_settle_to(int want, unsigned seconds)
 	return n;
 }
 
+long test_task_syscall(long tid)
+{
+	char path[64], line[128];
+	FILE *f;
+	long nr = -1;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/syscall", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -2;
+	/* "running" (not in a call) does not scan as a number. */
+	if (!fgets(line, sizeof(line), f) || sscanf(line, "%ld", &nr) != 1)
+		nr = -1;
+	fclose(f);
+	return nr;
+}
+
 void test_expect_child(pid_t pid, const char *test, const char *why)
 {
 	pid_t got;

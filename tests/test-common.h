@@ -79,6 +79,11 @@ int test_threads_now(void);
 /* Wait (up to seconds) until the process has want threads; the count. */
 int test_threads_settle_to(int want, unsigned seconds);
 
+/* The system call task tid of this process sleeps in (the first field
+ * of /proc/self/task/TID/syscall): its number, -1 when it runs (in no
+ * call), -2 when there is no such file (no /proc, or the task is gone). */
+long test_task_syscall(long tid);
+
 /* Wait for a child that exits 0 (passed), 77 (cannot run here: say why
  * and skip) or the number of the step that failed; one that has not
  * ended after TEST_CHILD_S seconds is killed and fails the test. */

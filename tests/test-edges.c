@@ -68,21 +68,13 @@ static void reap_tagged(io_context_t ctx, int n, uintptr_t tag0)
 	}
 }
 
-/* Is thread tid inside one of the kernel's reap calls right now?  The
- * first field of /proc/self/task/TID/syscall is the call's number. */
+/* Is thread tid inside one of the kernel's reap calls right now? */
 static int in_kernel_reap(pid_t tid)
 {
-	char path[64], line[128];
-	FILE *f;
-	long nr = -1;
+	long nr = test_task_syscall(tid);
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", (int)tid);
-	f = fopen(path, "r");
-	if (!f)
+	if (nr == -2)
 		return -1;
-	if (!fgets(line, sizeof(line), f) || sscanf(line, "%ld", &nr) != 1)
-		nr = -1;
-	fclose(f);
 #ifdef SYS_io_getevents
 	if (nr == SYS_io_getevents)
 		return 1;
