@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Sanitizer job, out of tree, with clang (CC=gcc works too):
-#  asan  ASan+UBSan, `make check` of every Check program (each in the six
+#  asan  ASan+UBSan, `make check` of every Check program (each in the seven
 #        library modes of tests/all-modes.sh) in $ASAN_BUILD;
 #  tsan  ThreadSanitizer on the threaded tests, every mode, in $TSAN_BUILD.
 # SAN_JOBS="asan" or "tsan" runs one half.  The library is built shared,
@@ -29,7 +29,7 @@ job_asan() {
 	build "$ASAN_BUILD" "$f"
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-	# Every Check program (each in all six modes).  The shell tests are
+	# Every Check program (each in all seven modes).  The shell tests are
 	# left out: they link uninstrumented programs against the library
 	# (abi-*, man-examples: undefined __asan_* symbols), list its imports
 	# (abi-symbols: the sanitizer runtime's), or run valgrind or strace

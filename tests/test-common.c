@@ -325,6 +325,13 @@ int test_mode_disables(const char *feature)
 	return s && (strstr(s, feature) || strstr(s, "all"));
 }
 
+int test_mode_async(void)
+{
+	const char *s = getenv("LIBAIO_ASYNC");
+
+	return s && !strcmp(s, "1");
+}
+
 #if defined(__x86_64__)
 # define TEST_AUDIT_ARCH AUDIT_ARCH_X86_64
 #elif defined(__i386__)

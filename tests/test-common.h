@@ -114,6 +114,10 @@ int test_step_nested(void (*nested)(void *), void *arg, unsigned long limit);
 /* The mode the suite runs in, from LIBAIO_DISABLE / LIBAIO_TEST_SECCOMP. */
 int test_mode_disables(const char *feature);
 
+/* Whether this mode turns async submission on for every context
+ * (LIBAIO_ASYNC=1). */
+int test_mode_async(void);
+
 /* Whether the library reaps from the ring in this mode. */
 static inline int ring_mode(void)
 {
