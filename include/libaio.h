@@ -248,6 +248,31 @@ struct io_aio_limits {
 
 extern int io_aio_limits(unsigned int nr_events, struct io_aio_limits *limits);
 
+/*
+ * Extension (AIOREAP_1.1): asynchronous submission, off unless asked for
+ * (io_set_async() for one context, LIBAIO_ASYNC=1 for every context the
+ * process creates).  With it on, io_submit tries each read and write
+ * without blocking and hands the ones that would block to worker threads
+ * of the library, which submit them on the same context; io_set_async(3)
+ * says what that changes.  io_set_async() returns the previous setting
+ * (0 or 1) or -errno.  io_async_stats() copies the process's counters
+ * (at most size bytes of them): 0 or -errno.  AIOREAP_ASYNC tells a
+ * program at build time that these are declared.
+ */
+#define AIOREAP_ASYNC	1
+#define IO_FEATURE_ASYNC		0x0200u /* LIBAIO_ASYNC=1 */
+
+struct io_async_stats {
+	unsigned long long inline_done;	/* completed without a worker */
+	unsigned long long to_workers;	/* handed to a worker at submission */
+	unsigned long long redriven;	/* would have blocked: handed over */
+	unsigned long long cancelled;	/* taken from the queue by io_cancel */
+	unsigned long long failed;	/* a worker's submission was refused */
+};
+
+extern int io_set_async(io_context_t ctx, int on);
+extern int io_async_stats(struct io_async_stats *stats, size_t size);
+
 /* Inline helpers: each prep zeroes the whole iocb first, key included. */
 static inline void io_set_callback(struct iocb *iocb, io_callback_t cb)
 {

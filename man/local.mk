@@ -6,6 +6,7 @@
 # overview.  Section 1: aio-bench (its page is written with tools/).
 dist_man_MANS += \
 	man/io_aio_limits.3 \
+	man/io_async_stats.3 \
 	man/io_cancel.3 \
 	man/io_destroy.3 \
 	man/io_fdsync.3 \
@@ -32,6 +33,7 @@ dist_man_MANS += \
 	man/io_queue_wait.3 \
 	man/io_reap.3 \
 	man/io_reaper_active.3 \
+	man/io_set_async.3 \
 	man/io_set_callback.3 \
 	man/io_set_eventfd.3 \
 	man/io_setup.3 \

@@ -15,6 +15,7 @@
 #define DISABLE_POLL		0x1u
 #define DISABLE_PGETEVENTS	0x2u
 #define DISABLE_RING		0x4u
+#define ASYNC_ENV		0x8u	/* LIBAIO_ASYNC=1: not a switch-off */
 #define DISABLE_PARSED		0x100u
 
 extern hidden _Atomic unsigned aioreap_features_disabled_word;

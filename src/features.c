@@ -62,6 +62,9 @@ unsigned aioreap_features_parse_env(void)
 		if (*s == ',')
 			s++;
 	}
+	s = trusted_env("LIBAIO_ASYNC");
+	if (s && !strcmp(s, "1"))
+		v |= ASYNC_ENV;
 	atomic_store_explicit(&aioreap_features_disabled_word, v,
 			      memory_order_relaxed);
 	return v;
@@ -160,5 +163,7 @@ AIO_PUBLIC unsigned int io_features(void)
 		v |= IO_FEATURE_PGETEVENTS_DISABLED;
 	if (dis & DISABLE_RING)
 		v |= IO_FEATURE_RING_DISABLED;
+	if (dis & ASYNC_ENV)
+		v |= IO_FEATURE_ASYNC;
 	return v;
 }

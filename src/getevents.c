@@ -24,6 +24,7 @@
 #endif
 #include <sys/uio.h>
 
+#include "async.h"
 #include "compiler.h"
 #include "event_array.h"
 #include "export.h"
@@ -77,8 +78,21 @@ tell_valgrind(const struct io_event *ev, long n)
 }
 #endif
 
+/* The library's events rewritten into the program's; an async read or
+ * write that would have blocked is taken out and handed to a worker,
+ * here, before the caller goes back to waiting for it. */
+static long translate(struct io_event *ev, long n)
+{
+	n = aioreap_poll_emul_translate(ev, n);
+	if (unlikely(atomic_load_explicit(&aioreap_async_redrive_head,
+					  memory_order_relaxed) != NULL))
+		aioreap_async_kick();
+	return n;
+}
+
 /* Returns how many events remain: the poll emulation drops the doorbells
- * of polls that a concurrent io_destroy took away. */
+ * of polls that a concurrent io_destroy took away, and async submission
+ * the completions that say a worker must redo them. */
 static inline long after_reap(struct io_event *ev, long n, int from_ring)
 {
 	int emul = atomic_load_explicit(&aioreap_poll_emul_used,
@@ -90,11 +104,11 @@ static inline long after_reap(struct io_event *ev, long n, int from_ring)
 	if (from_ring && on_valgrind)
 		tell_valgrind(ev, n);
 	if (emul)
-		n = aioreap_poll_emul_translate(ev, n);
+		n = translate(ev, n);
 #else
 	(void)from_ring;
 	if (unlikely(emul))
-		n = aioreap_poll_emul_translate(ev, n);
+		n = translate(ev, n);
 #endif
 	return n;
 }
@@ -110,7 +124,7 @@ kernel_part(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 	/* got is 0 unless ev was usable: never offset a NULL pointer (UB). */
 	if (got)
 		ev += got;
-	do {
+	for (;;) {
 		struct ctx_entry *counted = NULL;
 		int ghost = 0;
 
@@ -132,13 +146,24 @@ kernel_part(io_context_t ctx, long min_nr, long nr, struct io_event *ev,
 		}
 		if (ghost)
 			aioreap_reap_ghost_exit((uintptr_t)ctx);
-		/* Everything reaped was swallowed (doorbells of polls that
-		 * an io_destroy took away): ask again, so that a blocking
-		 * call never returns 0 and a dead context answers -EINVAL. */
-	} while (ret > 0 && (ret = after_reap(ev, ret, 0)) == 0 && !got);
+		if (ret <= 0)
+			break;
+		if ((ret = after_reap(ev, ret, 0)) > 0) {
+			got += ret;
+			ev += ret;
+		}
+		/* Events were taken out (doorbells of polls that an
+		 * io_destroy took away, async reads and writes handed to a
+		 * worker).  With none left, ask again, so that a blocking
+		 * call never returns 0 and a dead context answers -EINVAL;
+		 * with fewer than min_nr, wait for the rest unless a timeout
+		 * bounds the wait. */
+		if (got > 0 && (got >= min_nr || w->ts))
+			break;
+	}
 	if (ret < 0)
 		return got ? (int)got : (int)ret;
-	return (int)(got + ret);
+	return (int)got;
 }
 
 /* Let go of the ring after a look that found look. */

@@ -3,6 +3,9 @@
 # time64 node exists only on 32-bit targets, as in Debian's libaio1t64.
 lib_LTLIBRARIES += libaio.la
 libaio_la_SOURCES = \
+	src/async.h \
+	src/async_submit.c \
+	src/async_worker.c \
 	src/compat_0_1.c \
 	src/compiler.h \
 	src/event_array.h \

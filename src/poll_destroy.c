@@ -9,7 +9,8 @@
 
 _Atomic int aioreap_poll_emul_used;	/* the used flag (poll_emul.h) */
 
-/* Under the lock: free every record of ctx, which is gone or going. */
+/* Under the lock: free every poll record of ctx, which is gone or
+ * going (async submission's are async_worker.c's to forget). */
 static void forget_locked(io_context_t ctx)
 {
 	struct poll_rec *r;
@@ -22,7 +23,7 @@ static void forget_locked(io_context_t ctx)
 	while ((r = aioreap_rec_each(&pos))) {
 		unsigned st = rec_state(r);
 
-		if (r->ctx != ctx || st == REC_CLAIMED)
+		if (r->ctx != ctx || st == REC_CLAIMED || r->async)
 			continue;
 		/* Unless a reaper claimed it: then it is the reaper's. */
 		if (st == REC_DELIVERED &&

@@ -43,6 +43,7 @@
 #include <sys/epoll.h>
 #include <sys/stat.h>
 
+#include "async.h"
 #include "compiler.h"
 #include "feature_flags.h"
 #include "poll_carry.h"
@@ -79,6 +80,7 @@ static void fork_child(void)
 	 * parent's helper is not here. */
 	aioreap_thread_reset_in_child();
 	aioreap_helper_reset_in_child();
+	aioreap_async_reset_in_child();
 	aioreap_rec_recycle_forget();
 	while ((r = aioreap_rec_each(&pos)))
 		aioreap_rec_free(r);
@@ -298,7 +300,7 @@ static int arm_or_complete(struct poll_rec *r, unsigned ready)
  * the destroy handshake's other half.  It also precedes every doorbell
  * and carried submission, and makes io_cancel and the reaps look here.
  */
-static void note_used(void)
+void aioreap_poll_note_used(void)
 {
 	pthread_once(&init_once, init);
 	atomic_store(&aioreap_poll_emul_used, 1);
@@ -357,7 +359,7 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 		}
 	}
 
-	note_used();
+	aioreap_poll_note_used();
 	aioreap_pe_enter(&old);
 	r = admit_locked(ctx, cb, &k, fd, programs, &ret);
 	if (r)
@@ -418,6 +420,20 @@ int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 	return (int)done;
 }
 
+/* io_submit: the kernel first, the emulation for what it refuses. */
+int aioreap_poll_submit(io_context_t ctx, long nr, struct iocb **ios)
+{
+	long ret;
+
+	/* No question to the kernel first: the batch itself tells. */
+	if (unlikely(features_disabled() & DISABLE_POLL))
+		return aioreap_poll_emul_submit(ctx, nr, ios);
+	ret = aio_sys_submit(ctx, nr, ios);
+	if (unlikely(ret != nr) && nr > 0 && (ret >= 0 || ret == -EINVAL))
+		return aioreap_poll_emul_resume(ctx, nr, ios, ret);
+	return (int)ret;
+}
+
 /*
  * The kernel refused a well-formed poll of fd with EINVAL: a file with
  * two wait queues (a tty, a pty, a FIFO open read-write), which we serve,
@@ -460,7 +476,7 @@ static long resume_at(io_context_t ctx, struct iocb **pos, long err,
 	memcpy(&k, cb, sizeof(k));
 	if (k.aio_reserved2 || !poll_fields_ok(&k))
 		return -EINVAL;
-	note_used();
+	aioreap_poll_note_used();
 	ret = aioreap_poll_carry(ctx, cb, &k);
 	if (ret == CARRY_UNAVAILABLE)
 		ret = emulate_one(ctx, cb, ctx_known_ok ? CTX_KNOWN_OK : 0);
@@ -525,11 +541,20 @@ long aioreap_poll_emul_translate(struct io_event *ev, long n)
 		}
 		want = (token & ~(uint64_t)UINT32_MAX) | REC_DELIVERED;
 		/* Acquire: pairs with the release that made it DELIVERED,
-		 * so the fields read below are the helper's. */
-		if (r && atomic_compare_exchange_strong_explicit(
-				 &r->tag, &want,
-				 (token & ~(uint64_t)UINT32_MAX) | REC_CLAIMED,
-				 memory_order_acquire, memory_order_relaxed)) {
+		 * so the fields read below are the helper's.  A failed claim:
+		 * the context was destroyed meanwhile and the record with
+		 * it; the event is dropped, as the kernel drops a destroyed
+		 * context's (an event with no iocb crashes io_queue_run). */
+		if (!r || !atomic_compare_exchange_strong_explicit(
+				  &r->tag, &want,
+				  (token & ~(uint64_t)UINT32_MAX) | REC_CLAIMED,
+				  memory_order_acquire, memory_order_relaxed))
+			continue;
+		if (r->async) {
+			/* A read or write of async submission: taken out
+			 * when a worker must do it. */
+			out += aioreap_async_complete(r, &ev[i], &ev[out]);
+		} else {
 			unsigned long res = r->carried ?
 				aioreap_poll_carry_res(r, ev[i].res) : r->res;
 
@@ -543,9 +568,6 @@ long aioreap_poll_emul_translate(struct io_event *ev, long n)
 			 * it, and no system call is added here. */
 			aioreap_rec_recycle_push(r);
 		}
-		/* Else the context was destroyed meanwhile and the poll with
-		 * it: drop the event, as the kernel drops a destroyed
-		 * context's (an event with no iocb crashes io_queue_run). */
 	}
 	return out;
 }

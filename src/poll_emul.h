@@ -17,6 +17,13 @@ extern hidden _Atomic int aioreap_poll_emul_used;
  * many events remain, in order at the front of ev. */
 long aioreap_poll_emul_translate(struct io_event *ev, long n);
 
+/* Before the first record of the process: the fork handlers, and the
+ * used flag that makes every reap rewrite library events. */
+void aioreap_poll_note_used(void);
+
+/* io_submit, polls and all (but async submission's copies). */
+int aioreap_poll_submit(io_context_t ctx, long nr, struct iocb **ios);
+
 /* io_submit when emulation may be involved: same return convention. */
 int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios);
 

@@ -93,6 +93,11 @@ helper_code struct poll_rec *aioreap_rec_alloc(void)
 	rec_set(r, REC_FREE);	/* the new generation, still free */
 	r->fd = -1;
 	r->fd_programs = 0;
+	r->async = 0;
+	r->nowait = 0;
+	r->err = 0;
+	r->iov = NULL;
+	r->iov_map = 0;
 	live++;
 	return r;
 }
@@ -123,6 +128,9 @@ helper_code struct poll_rec *aioreap_rec_hash_first(const struct iocb *cb)
 
 helper_code void aioreap_rec_release(struct poll_rec *r)
 {
+	if (r->iov_map)
+		sys_munmap(r->iov, r->iov_map);
+	r->iov_map = 0;
 	hash_remove(r);
 	rec_set(r, REC_FREE);
 	r->qnext = free_list;

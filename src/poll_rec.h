@@ -5,6 +5,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include "compiler.h"
 #include "fd_id.h"
@@ -50,6 +51,18 @@ struct poll_rec {
 	 * obj is this address, its data the record's token. */
 	struct kernel_iocb carry;
 	uint64_t user_data;	/* its aio_data as submitted */
+	/* Async submission (async.h): carry is the program's read or write
+	 * with the record's token, tried without blocking while nowait is
+	 * set; err, when not 0, is the res a worker's refused submission
+	 * reports through a bell.  iov: the copy of a vectored iocb's array
+	 * that carry points at, in iov_small or mapped (iov_map bytes). */
+	int async;
+	int nowait;
+	long err;
+	struct iovec *iov;
+	size_t iov_map;
+	struct iovec iov_small[4];
+	struct poll_rec *dnext;	/* async: the re-drive list */
 	struct poll_rec *hnext;	/* chain in the by-iocb hash */
 	struct poll_rec *qnext;	/* backlog or free list */
 	struct poll_rec *rnext;	/* recycle list */

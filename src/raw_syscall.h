@@ -526,6 +526,11 @@ static inline long sys_mmap0(size_t len, int prot, int flags, int fd)
 #endif
 }
 
+static inline long sys_munmap(void *addr, size_t len)
+{
+	return raw_syscall2(SYS_munmap, addr, len);
+}
+
 /* The calling thread's real, effective and saved ids (the 32-bit calls
  * where a 16-bit one has the plain name). */
 static inline long sys_getresuid(unsigned ids[3])

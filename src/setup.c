@@ -2,6 +2,7 @@
 /* io_setup and io_destroy: the kernel's calls plus registry bookkeeping. */
 #include "config.h"
 
+#include "async.h"
 #include "compiler.h"
 #include "export.h"
 #include "poll_emul.h"
@@ -15,6 +16,10 @@ AIO_PUBLIC int io_setup(int maxevents, io_context_t *ctxp)
 	if (ret == 0) {
 		aioreap_registry_add(*ctxp);
 		aioreap_poll_emul_setup_done(*ctxp);
+		aioreap_async_setup_done(*ctxp);
+		if (atomic_load_explicit(&aioreap_poll_emul_used,
+					 memory_order_relaxed))
+			aioreap_async_forget(*ctxp);
 	}
 	return (int)ret;
 }
@@ -33,8 +38,12 @@ AIO_PUBLIC int io_destroy(io_context_t ctx)
 	long ret;
 
 	aioreap_poll_emul_destroy_begin(ctx, &pd);
+	/* After the dying mark: no worker takes ctx's records from here. */
+	if (atomic_load(&aioreap_poll_emul_used))
+		aioreap_async_forget(ctx);
 	ret = aio_sys_destroy(ctx);
 	aioreap_poll_emul_destroy_end(&pd);
+	aioreap_async_setup_done(ctx);	/* its setting goes with it */
 	aioreap_registry_end_destroy(e);
 	return (int)ret;
 }

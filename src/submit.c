@@ -3,10 +3,12 @@
  * io_submit and io_cancel.  The kernel takes every batch first; only a
  * poll it refuses with EINVAL (every poll on a kernel without aio poll;
  * terminals on any) goes to the emulation, or every poll when
- * LIBAIO_DISABLE=poll says so.
+ * LIBAIO_DISABLE=poll says so.  Contexts with async submission on
+ * (async_submit.c) have their reads and writes copied first.
  */
 #include "config.h"
 
+#include "async.h"
 #include "compiler.h"
 #include "export.h"
 #include "feature_flags.h"
@@ -16,15 +18,12 @@
 
 AIO_PUBLIC int io_submit(io_context_t ctx, long nr, struct iocb *ios[])
 {
-	long ret;
-
-	/* No question to the kernel first: the batch itself tells. */
-	if (unlikely(features_disabled() & DISABLE_POLL))
-		return aioreap_poll_emul_submit(ctx, nr, ios);
-	ret = aio_sys_submit(ctx, nr, ios);
-	if (unlikely(ret != nr) && nr > 0 && (ret >= 0 || ret == -EINVAL))
-		return aioreap_poll_emul_resume(ctx, nr, ios, ret);
-	return (int)ret;
+	if (unlikely((features_disabled() & ASYNC_ENV) ||
+		     atomic_load_explicit(&aioreap_async_set_any,
+					  memory_order_relaxed)) &&
+	    aioreap_async_on(ctx))
+		return aioreap_async_submit(ctx, nr, ios);
+	return aioreap_poll_submit(ctx, nr, ios);
 }
 
 AIO_PUBLIC int aioreap_io_cancel_0_4(io_context_t ctx, struct iocb *iocb,
@@ -34,7 +33,8 @@ AIO_PUBLIC int aioreap_io_cancel_0_4(io_context_t ctx, struct iocb *iocb,
 
 	if (unlikely(atomic_load_explicit(&aioreap_poll_emul_used,
 					  memory_order_relaxed)) &&
-	    aioreap_poll_emul_cancel(ctx, iocb, &ret))
+	    (aioreap_async_cancel(ctx, iocb, evt, &ret) ||
+	     aioreap_poll_emul_cancel(ctx, iocb, &ret)))
 		return ret;
 	return (int)aio_sys_cancel(ctx, iocb, evt);
 }

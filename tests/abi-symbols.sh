@@ -3,7 +3,8 @@
 # ABI check 4: the dynamic symbols.  Ours exports every symbol@version of
 # the stock libaio.so.1, with the same default (@@) markings and the same
 # version-node tree, and beyond them only its own: AIOREAP_1.0's four
-# extensions, AIOREAP_1.1's io_aio_limits and, on 32-bit targets, LIBAIO_0.6's io_getevents_time64 and
+# extensions, AIOREAP_1.1's io_aio_limits, io_set_async and io_async_stats
+# and, on 32-bit targets, LIBAIO_0.6's io_getevents_time64 and
 # io_pgetevents_time64 (no internal name leaks, no LIBAIO_0.x node after
 # 0.6: that numbering is upstream's).  Every import is a versioned C
 # library symbol or a weak toolchain hook, the soname is libaio.so.1
@@ -49,7 +50,8 @@ dynsyms "$ours" def | keep ours.def "our exports"
 # does); a 64-bit library has no LIBAIO_0.6.
 own="AIOREAP_1.0 io_features@@AIOREAP_1.0 io_reap@@AIOREAP_1.0
 io_reaper_active@@AIOREAP_1.0 io_syscall_count@@AIOREAP_1.0
-AIOREAP_1.1 io_aio_limits@@AIOREAP_1.1"
+AIOREAP_1.1 io_aio_limits@@AIOREAP_1.1 io_set_async@@AIOREAP_1.1
+io_async_stats@@AIOREAP_1.1"
 if [ "$(elf_class "$ours")" = 32 ]; then
 	own="$own LIBAIO_0.6 io_getevents_time64@@LIBAIO_0.6 io_pgetevents_time64@@LIBAIO_0.6"
 else

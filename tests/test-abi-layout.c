@@ -95,6 +95,12 @@ static_assert(offsetof(struct io_aio_limits, page_size) == 52, "limits");
 static_assert(offsetof(struct io_aio_limits, reserved) == 56, "limits");
 static_assert(sizeof(struct io_aio_limits) == 88, "struct io_aio_limits");
 #endif
+/* struct io_async_stats (AIOREAP_1.1): five 64-bit counters, no padding
+ * on any ABI. */
+#ifdef AIOREAP_ASYNC
+static_assert(offsetof(struct io_async_stats, failed) == 32, "async stats");
+static_assert(sizeof(struct io_async_stats) == 40, "struct io_async_stats");
+#endif
 
 static_assert(offsetof(struct io_event, data) ==
 		      offsetof(struct kernel_io_event, data) +

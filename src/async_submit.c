@@ -1,0 +1,423 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Async submission (io_set_async(3)): io_submit that does not wait for
+ * the I/O it submits.
+ *
+ * The kernel does a buffered read or write inside io_submit, and a direct
+ * one too when it must look up or allocate extents or the device queue is
+ * full.  With RWF_NOWAIT it does only what needs no waiting: a page-cache
+ * hit completes at once, and an op that would wait completes at once with
+ * -EAGAIN (after starting readahead, for a read), or is refused with
+ * EOPNOTSUPP at submission when the file has no non-blocking mode.  Such
+ * an op goes to a worker thread of the library (async_worker.c), which
+ * submits it again, blocking, on the same context: its completion then
+ * arrives in the same ring as the rest.
+ *
+ * The kernel sees the library's copy of each read and write, in a record
+ * of the poll emulation's store (poll_rec.h), with the record's token as
+ * data: the program's iocb is never written, and the program may reuse a
+ * vectored iocb's array once io_submit returns (it is copied too).  Every
+ * library reap rewrites the copy's events into the program's (obj, data)
+ * and takes an -EAGAIN one out of the batch, handing the record to a
+ * worker; the claim that makes each event the reaper's is the one carried
+ * polls use, so exactly-once delivery is still the kernel's.
+ *
+ * The batch is submitted under the emulation's lock, as carried polls
+ * are, so that io_destroy (which takes the lock to forget a context's
+ * records) never frees a record between its filling and its submission.
+ * Nothing submitted with RWF_NOWAIT waits, so the lock is held briefly.
+ * fsync, fdatasync and poll go to the kernel as they are: the kernel runs
+ * fsync on a work queue of its own (Linux 4.18 on), and a poll waits
+ * without holding io_submit.
+ */
+#include "config.h"
+
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+
+#include "async.h"
+#include "export.h"
+#include "feature_flags.h"
+#include "poll_emul.h"
+#include "poll_helper.h"
+#include "poll_rec.h"
+#include "raw_syscall.h"
+#include "registry.h"
+#include "user_ptr.h"
+
+#ifndef RWF_NOWAIT
+# define RWF_NOWAIT	0x00000008
+#endif
+#define IOV_LIMIT	1024	/* the kernel's UIO_MAXIOV */
+#define BATCH		64	/* copies submitted in one call */
+
+/* --- which contexts have it on ------------------------------------------ */
+
+/* A setting of io_set_async: the context's address (page-aligned), with
+ * SLOT_SET and the setting in its low bits; 0 is a free slot.  Written
+ * under the lock, read without it (relaxed: a thread that needs to see
+ * another's setting has synchronised with it by other means). */
+#define CTX_SLOTS	256
+#define SLOT_ON		0x1u
+#define SLOT_SET	0x2u
+#define SLOT_BITS	((uintptr_t)0xfff)
+static _Atomic uintptr_t slots[CTX_SLOTS];
+static _Atomic unsigned slots_used;	/* slots ever taken: a bound */
+_Atomic int aioreap_async_set_any;
+
+/* Set once RWF_NOWAIT turned out unknown to this kernel (before 4.13):
+ * every read and write then goes straight to a worker.  Relaxed: either
+ * value gives a correct submission. */
+static _Atomic int nowait_missing;
+
+static int slot_of(io_context_t ctx)
+{
+	unsigned n = atomic_load_explicit(&slots_used, memory_order_relaxed),
+		 i;
+
+	for (i = 0; i < n; i++) {
+		uintptr_t v = atomic_load_explicit(&slots[i],
+						   memory_order_relaxed);
+
+		if (v && (v & ~SLOT_BITS) == (uintptr_t)ctx)
+			return (int)i;
+	}
+	return -1;
+}
+
+int aioreap_async_on(io_context_t ctx)
+{
+	if (atomic_load_explicit(&aioreap_async_set_any,
+				 memory_order_relaxed)) {
+		int i = slot_of(ctx);
+
+		if (i >= 0)
+			return (int)(atomic_load_explicit(
+					     &slots[i], memory_order_relaxed) &
+				     SLOT_ON);
+	}
+	return !!(features_disabled() & ASYNC_ENV);
+}
+
+AIO_PUBLIC int io_set_async(io_context_t ctx, int on)
+{
+	uintptr_t v = (uintptr_t)ctx | SLOT_SET | (on ? SLOT_ON : 0);
+	sigset_t old;
+	int prev, i;
+
+	/* A context is a page-aligned address the kernel knows. */
+	if (!ctx || ((uintptr_t)ctx & SLOT_BITS) ||
+	    aio_sys_submit(ctx, 0, NULL) < 0)
+		return -EINVAL;
+	aioreap_pe_enter(&old);
+	prev = aioreap_async_on(ctx);
+	i = slot_of(ctx);
+	if (i < 0) {
+		unsigned n = atomic_load_explicit(&slots_used,
+						  memory_order_relaxed);
+
+		for (i = 0; i < (int)n && atomic_load_explicit(
+				&slots[i], memory_order_relaxed); i++)
+			;
+		if (i == (int)n && n < CTX_SLOTS)
+			atomic_store_explicit(&slots_used, n + 1,
+					      memory_order_relaxed);
+	}
+	if (i < CTX_SLOTS) {
+		atomic_store_explicit(&slots[i], v, memory_order_relaxed);
+		atomic_store_explicit(&aioreap_async_set_any, 1,
+				      memory_order_relaxed);
+	} else {
+		prev = -ENOSPC;
+	}
+	aioreap_pe_leave(&old);
+	return prev;
+}
+
+void aioreap_async_setup_done(io_context_t ctx)
+{
+	sigset_t old;
+	int i;
+
+	if (!atomic_load_explicit(&aioreap_async_set_any,
+				  memory_order_relaxed))
+		return;
+	aioreap_pe_enter(&old);
+	if ((i = slot_of(ctx)) >= 0)
+		atomic_store_explicit(&slots[i], 0, memory_order_relaxed);
+	aioreap_pe_leave(&old);
+}
+
+/* --- submission ----------------------------------------------------------- */
+
+static int is_rw(const struct iocb *cb)
+{
+	if (obviously_bad_pointer(cb))
+		return 0;
+	switch (cb->aio_lio_opcode) {
+	case IO_CMD_PREAD:
+	case IO_CMD_PWRITE:
+	case IO_CMD_PREADV:
+	case IO_CMD_PWRITEV:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* A vectored copy's own array: the kernel reads it again when a worker
+ * submits, and the program may have reused its own by then.  Left
+ * pointing at the program's where it cannot be copied (the kernel then
+ * answers for it). */
+static void copy_iov(struct poll_rec *r)
+{
+	uint64_t n = r->carry.aio_nbytes;
+	const void *src = (const void *)(uintptr_t)r->carry.aio_buf;
+	size_t size = (size_t)n * sizeof(struct iovec);
+	struct iovec *dst = r->iov_small;
+
+	if (n == 0 || n > IOV_LIMIT || obviously_bad_pointer(src))
+		return;
+	if (n > sizeof(r->iov_small) / sizeof(r->iov_small[0])) {
+		long a = sys_mmap0(size, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1);
+
+		if (a < 0 && a > -4096)
+			return;
+		dst = (struct iovec *)a;
+		r->iov_map = size;
+	}
+	memcpy(dst, src, size);
+	r->iov = dst;
+	r->carry.aio_buf = (uint64_t)(uintptr_t)dst;
+}
+
+/* Under the lock: r becomes the library's copy of cb, tried without
+ * blocking unless the program asked for RWF_NOWAIT itself (then its
+ * -EAGAIN is the program's answer). */
+static void fill(struct poll_rec *r, io_context_t ctx, struct iocb *cb)
+{
+	r->ctx = ctx;
+	r->user = cb;
+	r->async = 1;
+	r->carried = 0;
+	memcpy(&r->carry, cb, sizeof(r->carry));
+	r->user_data = r->carry.aio_data;
+	r->user_fd = (int)r->carry.aio_fildes;
+	r->user_resfd = -1;
+	r->carry.aio_data = aioreap_rec_token(r);
+	r->carry.aio_key = 0;
+	if (cb->aio_lio_opcode == IO_CMD_PREADV ||
+	    cb->aio_lio_opcode == IO_CMD_PWRITEV)
+		copy_iov(r);
+	r->nowait = !(r->carry.aio_rw_flags & RWF_NOWAIT);
+	if (r->nowait)
+		r->carry.aio_rw_flags |= RWF_NOWAIT;
+	aioreap_rec_hash_insert(r);
+}
+
+/*
+ * Under the lock: the kernel refused r's submission with err.  1 if r
+ * is accepted all the same (handed to a worker, or submitted blocking
+ * where the kernel does not know RWF_NOWAIT), 0 if err is the answer.
+ */
+static int take_refused(io_context_t ctx, struct poll_rec *r, long err)
+{
+	struct iocb *one = (struct iocb *)&r->carry;
+
+	if (!r->nowait)
+		return 0;
+	if (err == -EOPNOTSUPP) {	/* no non-blocking mode: a worker's */
+		aioreap_async_count(ASYNC_TO_WORKERS);
+		aioreap_async_queue(r);
+		return 1;
+	}
+	if (err != -EINVAL)
+		return 0;
+	/* RWF_NOWAIT unknown (before 4.13), or an iocb that is bad anyway:
+	 * the kernel tells which.  Blocking, this once, as stock does. */
+	aioreap_async_unmark(r);
+	if (aio_sys_submit(ctx, 1, &one) != 1)
+		return 0;
+	atomic_store_explicit(&nowait_missing, 1, memory_order_relaxed);
+	return 1;
+}
+
+/* The kernel's answer for recs[at..have), whose first it stopped at or
+ * refused with next (0: stopped, the reason unknown): how many of them,
+ * from the front, are accepted, in the kernel or a worker's queue. */
+static long finish(io_context_t ctx, struct poll_rec **recs,
+		   struct iocb **ptrs, long have, long next, long *err)
+{
+	long taken = 0;
+
+	while (taken < have) {
+		if (next > 0) {
+			taken += next;
+			next = 0;
+			continue;
+		}
+		if (next == 0) {	/* why it stopped: ask for that one */
+			next = aio_sys_submit(ctx, 1, ptrs + taken);
+			continue;
+		}
+		if (!take_refused(ctx, recs[taken], next)) {
+			*err = next;
+			break;
+		}
+		taken++;
+		next = taken < have ?
+			aio_sys_submit(ctx, have - taken, ptrs + taken) : 0;
+	}
+	return taken;
+}
+
+/* Up to n reads and writes: how many were accepted, or -errno if none. */
+static long submit_rw(io_context_t ctx, struct iocb **cbs, long n)
+{
+	struct poll_rec *recs[BATCH];
+	struct iocb *ptrs[BATCH];
+	long have, taken, err = -EAGAIN, i;
+	int direct = !atomic_load_explicit(&nowait_missing,
+					   memory_order_relaxed);
+	sigset_t old;
+
+	aioreap_pe_enter(&old);
+	for (have = 0; have < n; have++) {
+		struct poll_rec *r = aioreap_rec_alloc();
+
+		if (!r)
+			break;
+		fill(r, ctx, cbs[have]);
+		/* Before the submission: its event may be reaped before
+		 * io_submit returns. */
+		rec_set(r, REC_DELIVERED);
+		recs[have] = r;
+		ptrs[have] = (struct iocb *)&r->carry;
+	}
+	if (direct || !have) {
+		taken = finish(ctx, recs, ptrs, have,
+			       have ? aio_sys_submit(ctx, have, ptrs) : -EAGAIN,
+			       &err);
+	} else {
+		for (taken = 0; taken < have; taken++) {
+			aioreap_async_count(ASYNC_TO_WORKERS);
+			aioreap_async_queue(recs[taken]);
+		}
+	}
+	for (i = taken; i < have; i++) {
+		/* Never in the kernel: no event names it. */
+		rec_move(recs[i], REC_DELIVERED, REC_FIRED);
+		aioreap_rec_free(recs[i]);
+	}
+	aioreap_pe_leave(&old);
+	return taken ? taken : err;
+}
+
+/* nr as the kernel clamps it: to the ring's size. */
+static long clamp_nr(io_context_t ctx, long nr)
+{
+	struct ctx_entry *e = aioreap_registry_lookup(ctx);
+
+	if (e && e->nr && nr > (long)e->nr)
+		return (long)e->nr;
+	return nr;
+}
+
+int aioreap_async_submit(io_context_t ctx, long nr, struct iocb **ios)
+{
+	long done = 0, ret;
+
+	if (nr <= 0 || obviously_bad_pointer(ios))
+		return (int)aio_sys_submit(ctx, nr, ios);
+	/* A bad context: the kernel's EINVAL, before the array is read. */
+	if (!aioreap_registry_lookup(ctx) &&
+	    (ret = aio_sys_submit(ctx, 0, NULL)) < 0)
+		return (int)ret;
+	nr = clamp_nr(ctx, nr);
+	/* Before the first copy reaches a ring: reaps must rewrite. */
+	aioreap_poll_note_used();
+	while (done < nr) {
+		long run = 0;
+
+		while (done + run < nr && run < BATCH && is_rw(ios[done + run]))
+			run++;
+		if (run) {
+			ret = submit_rw(ctx, ios + done, run);
+		} else {
+			while (done + run < nr && !is_rw(ios[done + run]))
+				run++;
+			ret = aioreap_poll_submit(ctx, run, ios + done);
+		}
+		if (ret < 0)
+			return done ? (int)done : (int)ret;
+		done += ret;
+		if (ret < run)
+			break;
+	}
+	return (int)done;
+}
+
+/* --- cancel ------------------------------------------------------------ */
+
+/* *evt = ev, or -EFAULT where the program's evt is not writable (as the
+ * kernel answers), through process_vm_writev so a bad one cannot fault. */
+static int put_event(struct io_event *evt, const struct io_event *ev)
+{
+	struct iovec local = { (void *)ev, sizeof(*ev) };
+	struct iovec remote = { evt, sizeof(*evt) };
+	long got;
+
+	if (obviously_bad_pointer(evt))
+		return -EFAULT;
+	got = sys_vm_write(&local, &remote);
+	if (got == (long)sizeof(*ev))
+		return 0;
+	if (got >= 0 || got == -EFAULT)
+		return -EFAULT;
+	*evt = *ev;	/* the call is refused (seccomp): a plain store */
+	return 0;
+}
+
+int aioreap_async_cancel(io_context_t ctx, struct iocb *iocb,
+			 struct io_event *evt, int *ret)
+{
+	struct poll_rec *r;
+	sigset_t old;
+	int found = 0;
+
+	if (obviously_bad_pointer(iocb))
+		return 0;
+	aioreap_pe_enter(&old);
+	aioreap_async_drain_locked();
+	r = aioreap_async_unqueue_one(ctx, iocb);
+	if (r) {
+		struct io_event ev;
+
+		memcpy(&ev, &r->user_data, sizeof(r->user_data));
+		ev.obj = r->user;
+		ev.res = (unsigned long)(long)-ECANCELED;
+		ev.res2 = 0;
+		*ret = put_event(evt, &ev);
+		if (*ret == 0) {
+			aioreap_async_count(ASYNC_CANCELLED);
+			aioreap_rec_free(r);
+		} else {
+			aioreap_async_queue(r);		/* not cancelled */
+		}
+		found = 1;
+	}
+	for (r = found ? NULL : aioreap_rec_hash_first(iocb); r;
+	     r = r->hnext) {
+		if (r->user != iocb || r->ctx != ctx || !r->async ||
+		    rec_state(r) != REC_DELIVERED)
+			continue;
+		/* The kernel holds it: its answer (EINVAL for file I/O). */
+		*ret = (int)aio_sys_cancel(ctx, (struct iocb *)&r->carry, evt);
+		found = 1;
+		break;
+	}
+	aioreap_pe_leave(&old);
+	return found;
+}

@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: LGPL-2.1-or-later */
+/*
+ * Async submission's workers (the design is in async_submit.c): threads
+ * that submit, blocking, the reads and writes the kernel would have held
+ * io_submit for, each on the context the program chose.
+ *
+ * Records wait in one queue (under the emulation's lock, linked through
+ * qnext, in state REC_FIRED: not in the kernel).  A worker takes the
+ * first, marks it REC_DELIVERED and its context busy, lets go of the lock
+ * and submits; the event then arrives in the program's ring like any
+ * other.  A submission the kernel refuses for a full ring is tried again
+ * a millisecond later; any other refusal completes the iocb with that
+ * error, through a bell: a 0-byte read of a new memfd, submitted in the
+ * record's name, whose event the reap rewrites into the error.
+ *
+ * Workers start when something is queued and none is idle (at most
+ * MAX_WORKERS), and leave after IDLE_MS with nothing queued: a process
+ * with nothing queued keeps no thread and no timer.  They are the C
+ * library's threads (pthreads): what they run is the program's own I/O,
+ * so the process may well wait for them, and they call into the C
+ * library.  They block every signal.
+ *
+ * io_destroy marks its context dying (poll_destroy.c), then, under the
+ * lock, drops the context's queued records and waits until no worker is
+ * inside a submission on it: after that no worker can submit on it, so a
+ * context io_setup makes later at the same address gets nothing of the
+ * old one's.  fork: the child has neither queue nor workers.
+ */
+#include "config.h"
+
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/uio.h>
+
+#include "async.h"
+#include "export.h"
+#include "fd_id.h"
+#include "poll_emul.h"
+#include "poll_helper.h"
+#include "poll_rec.h"
+#include "raw_syscall.h"
+#include "user_ptr.h"
+
+#ifndef RWF_NOWAIT
+# define RWF_NOWAIT	0x00000008
+#endif
+#define MAX_WORKERS	32
+#define IDLE_MS		50
+#define FULL_RETRY_MS	1
+
+static struct {
+	struct poll_rec *head, *tail;	/* the queue */
+	unsigned workers, idle;
+	/* The context each worker is submitting on, or NULL. */
+	io_context_t busy[MAX_WORKERS];
+	unsigned used_slots;		/* bit i: busy[i] has a worker */
+} pool;
+
+/* Futex words: bumped (under the lock) when work is queued, and when a
+ * worker leaves a submission. */
+static _Atomic unsigned work_seq, busy_seq;
+
+struct poll_rec *_Atomic aioreap_async_redrive_head;
+
+static _Atomic unsigned long long counts[ASYNC_COUNTS];
+
+void aioreap_async_count(enum async_count which)
+{
+	atomic_fetch_add_explicit(&counts[which], 1, memory_order_relaxed);
+}
+
+AIO_PUBLIC int io_async_stats(struct io_async_stats *stats, size_t size)
+{
+	struct io_async_stats s;
+	struct iovec local = { &s, 0 }, remote = { stats, 0 };
+	long got;
+
+	if (!stats || !size)
+		return -EINVAL;
+	if (size > sizeof(s))
+		size = sizeof(s);
+	memset(&s, 0, sizeof(s));
+	s.inline_done = atomic_load_explicit(&counts[ASYNC_INLINE],
+					     memory_order_relaxed);
+	s.to_workers = atomic_load_explicit(&counts[ASYNC_TO_WORKERS],
+					    memory_order_relaxed);
+	s.redriven = atomic_load_explicit(&counts[ASYNC_REDRIVEN],
+					  memory_order_relaxed);
+	s.cancelled = atomic_load_explicit(&counts[ASYNC_CANCELLED],
+					   memory_order_relaxed);
+	s.failed = atomic_load_explicit(&counts[ASYNC_FAILED],
+					memory_order_relaxed);
+	if (obviously_bad_pointer(stats))
+		return -EFAULT;
+	local.iov_len = remote.iov_len = size;
+	got = sys_vm_write(&local, &remote);
+	if (got == (long)size)
+		return 0;
+	if (got >= 0 || got == -EFAULT)
+		return -EFAULT;
+	memcpy(stats, &s, size);	/* the call is refused: plainly */
+	return 0;
+}
+
+/* Under the lock: r no longer tried without blocking. */
+void aioreap_async_unmark(struct poll_rec *r)
+{
+	if (r->nowait)
+		r->carry.aio_rw_flags &= ~(uint32_t)RWF_NOWAIT;
+	r->nowait = 0;
+}
+
+/* The reap's side (poll_emul.c's rewrite calls it for each claimed async
+ * record). */
+int aioreap_async_complete(struct poll_rec *r, const struct io_event *in,
+			   struct io_event *out)
+{
+	long res = r->err ? r->err : (long)in->res;
+	unsigned long res2 = in->res2;
+
+	if (r->nowait && (res == -EAGAIN || res == -EOPNOTSUPP)) {
+		aioreap_async_redrive(r);
+		return 0;
+	}
+	if (r->nowait)
+		aioreap_async_count(ASYNC_INLINE);
+	memcpy(out, &r->user_data, sizeof(r->user_data));
+	out->obj = r->user;
+	out->res = (unsigned long)res;
+	out->res2 = res2;
+	aioreap_rec_recycle_push(r);
+	return 1;
+}
+
+/* --- the queue, under the lock ----------------------------------------- */
+
+static void *worker_main(void *arg);
+
+/* A worker for what is queued: wake an idle one, or start one. */
+static void wake_worker(void)
+{
+	pthread_attr_t attr;
+	pthread_t t;
+	unsigned slot;
+
+	atomic_fetch_add_explicit(&work_seq, 1, memory_order_relaxed);
+	if (pool.idle) {
+		sys_futex_wake((int *)&work_seq, 1);
+		return;
+	}
+	if (pool.workers >= MAX_WORKERS)
+		return;		/* a busy one takes it next */
+	for (slot = 0; pool.used_slots & (1u << slot); slot++)
+		;
+	/* Called with every signal blocked (the lock's rule): the worker
+	 * starts with them all blocked. */
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	if (pthread_create(&t, &attr, worker_main,
+			   (void *)(uintptr_t)slot) == 0) {
+		pool.workers++;
+		pool.used_slots |= 1u << slot;
+	}
+	pthread_attr_destroy(&attr);
+}
+
+void aioreap_async_queue(struct poll_rec *r)
+{
+	aioreap_async_unmark(r);
+	rec_set(r, REC_FIRED);
+	r->qnext = NULL;
+	if (pool.tail)
+		pool.tail->qnext = r;
+	else
+		pool.head = r;
+	pool.tail = r;
+	wake_worker();
+}
+
+void aioreap_async_redrive(struct poll_rec *r)
+{
+	struct poll_rec *old = atomic_load_explicit(
+		&aioreap_async_redrive_head, memory_order_relaxed);
+
+	aioreap_async_count(ASYNC_REDRIVEN);
+	/* Release: the link is visible to whoever takes the list. */
+	do
+		r->dnext = old;
+	while (!atomic_compare_exchange_weak_explicit(
+		&aioreap_async_redrive_head, &old, r, memory_order_release,
+		memory_order_relaxed));
+}
+
+void aioreap_async_drain_locked(void)
+{
+	struct poll_rec *r, *rev = NULL, *next;
+
+	if (!atomic_load_explicit(&aioreap_async_redrive_head,
+				  memory_order_relaxed))
+		return;
+	/* Acquire: pairs with each push's release. */
+	r = atomic_exchange_explicit(&aioreap_async_redrive_head, NULL,
+				     memory_order_acquire);
+	for (; r; r = next) {	/* oldest first */
+		next = r->dnext;
+		r->dnext = rev;
+		rev = r;
+	}
+	for (r = rev; r; r = next) {
+		next = r->dnext;
+		aioreap_async_queue(r);
+	}
+}
+
+void aioreap_async_kick(void)
+{
+	sigset_t old;
+
+	aioreap_pe_enter(&old);
+	aioreap_async_drain_locked();
+	aioreap_pe_leave(&old);
+}
+
+/* Take the first queued record that matches (ctx NULL: any), or NULL. */
+static struct poll_rec *take(io_context_t ctx, const struct iocb *iocb)
+{
+	struct poll_rec **p = &pool.head, *prev = NULL, *r;
+
+	for (; (r = *p); prev = r, p = &r->qnext) {
+		if (ctx && (r->ctx != ctx || (iocb && r->user != iocb)))
+			continue;
+		*p = r->qnext;
+		if (pool.tail == r)
+			pool.tail = prev;
+		r->qnext = NULL;
+		return r;
+	}
+	return NULL;
+}
+
+struct poll_rec *aioreap_async_unqueue_one(io_context_t ctx,
+					   const struct iocb *iocb)
+{
+	return take(ctx, iocb);
+}
+
+static int ctx_busy(io_context_t ctx)
+{
+	unsigned i;
+
+	for (i = 0; i < MAX_WORKERS; i++)
+		if (pool.busy[i] == ctx)
+			return 1;
+	return 0;
+}
+
+/* Under the lock (old: the caller's mask): ctx's queued records freed,
+ * and none is in a worker's hands; the lock is let go meanwhile. */
+static void quiesce(io_context_t ctx, sigset_t *old)
+{
+	struct poll_rec *r;
+	unsigned seq;
+
+	for (;;) {
+		/* Re-drives a reap of the dying context queued: dropped
+		 * (workers also skip a dying context's). */
+		aioreap_async_drain_locked();
+		while ((r = take(ctx, NULL)))
+			aioreap_rec_free(r);
+		if (!ctx_busy(ctx))
+			return;
+		seq = atomic_load_explicit(&busy_seq, memory_order_relaxed);
+
+		aioreap_pe_leave(old);
+		sys_futex_wait((int *)&busy_seq, seq);
+		aioreap_pe_enter(old);
+	}
+}
+
+void aioreap_async_forget(io_context_t ctx)
+{
+	struct poll_rec *r;
+	unsigned pos = 0;
+	sigset_t old;
+
+	/* Not a context address: the kernel refuses it, no record has it. */
+	if (!ctx || ((uintptr_t)ctx & 0xfff))
+		return;
+	aioreap_pe_enter(&old);
+	quiesce(ctx, &old);
+	while ((r = aioreap_rec_each(&pos))) {
+		if (r->ctx != ctx || !r->async)
+			continue;
+		/* In the kernel, unless a reaper claimed it (then it is
+		 * the reaper's): the kernel drops its event with ctx. */
+		if (rec_state(r) == REC_DELIVERED &&
+		    rec_move(r, REC_DELIVERED, REC_FIRED))
+			aioreap_rec_free(r);
+	}
+	aioreap_pe_leave(&old);
+}
+
+void aioreap_async_reset_in_child(void)
+{
+	unsigned i;
+
+	memset(&pool, 0, sizeof(pool));
+	for (i = 0; i < ASYNC_COUNTS; i++)	/* the child's own, from 0 */
+		atomic_store_explicit(&counts[i], 0, memory_order_relaxed);
+	atomic_store_explicit(&aioreap_async_redrive_head, NULL,
+			      memory_order_relaxed);
+}
+
+/* --- the worker ---------------------------------------------------------- */
+
+/* Under the lock: r's submission was refused with err: its completion
+ * says so, through a bell in r's name.  0, or -errno when even that is
+ * refused (the context is gone, and r's event with it). */
+static long ring_error(struct poll_rec *r, long err)
+{
+	struct iocb *one = (struct iocb *)&r->carry;
+	long fd = aioreap_fd_above_stdio(
+		sys_memfd_create("libaio-async-bell", MFD_CLOEXEC)), ret;
+
+	if (fd < 0)
+		fd = aioreap_fd_above_stdio(sys_openat(
+			AT_FDCWD, "/dev/zero", O_RDONLY | O_CLOEXEC));
+	if (fd < 0)
+		return fd;
+	r->err = err;
+	r->carry.aio_lio_opcode = IO_CMD_PREAD;
+	r->carry.aio_fildes = (uint32_t)fd;
+	r->carry.aio_buf = 0;
+	r->carry.aio_nbytes = 0;
+	r->carry.aio_offset = 0;
+	r->carry.aio_rw_flags = 0;
+	rec_set(r, REC_DELIVERED);
+	ret = aio_sys_submit(r->ctx, 1, &one);
+	if (ret != 1 && (r->carry.aio_flags & KIOCB_FLAG_RESFD)) {
+		/* The program's eventfd is gone: the event all the same. */
+		r->carry.aio_flags &= ~KIOCB_FLAG_RESFD;
+		ret = aio_sys_submit(r->ctx, 1, &one);
+	}
+	sys_close((int)fd);	/* the kernel holds the file, or never will */
+	if (ret == 1)
+		return 0;
+	rec_move(r, REC_DELIVERED, REC_FIRED);
+	return ret;
+}
+
+/* Wait, with the lock let go, for work queued after seq: 0, or 1 when
+ * IDLE_MS passed with none. */
+static int idle_wait(sigset_t *old, unsigned seq)
+{
+	const __kernel_long_t ts[2] = { 0, (__kernel_long_t)IDLE_MS * 1000000 };
+	long ret;
+
+	pool.idle++;
+	aioreap_pe_leave(old);
+	ret = sys_futex_wait_for((int *)&work_seq, seq, ts);
+	aioreap_pe_enter(old);
+	pool.idle--;
+	return ret == -ETIMEDOUT || ret == -ENOSYS;
+}
+
+static void nap_ms(int ms)
+{
+	static int never;
+	const __kernel_long_t ts[2] = { 0, (__kernel_long_t)ms * 1000000 };
+
+	sys_futex_wait_for(&never, 0, ts);
+}
+
+static void *worker_main(void *arg)
+{
+	unsigned slot = (unsigned)(uintptr_t)arg;
+	sigset_t old;
+
+	aioreap_pe_enter(&old);
+	for (;;) {
+		struct poll_rec *r = take(NULL, NULL);
+		struct iocb *one;
+		io_context_t ctx;
+		long ret;
+
+		if (!r) {
+			/* Woken for work another worker took: wait again. */
+			if (idle_wait(&old, atomic_load_explicit(
+					     &work_seq, memory_order_relaxed)) &&
+			    !pool.head)
+				break;	/* IDLE_MS with nothing queued */
+			continue;
+		}
+		ctx = r->ctx;
+		if (aioreap_poll_ctx_dying(ctx)) {
+			aioreap_rec_free(r);	/* as the kernel drops it */
+			continue;
+		}
+		pool.busy[slot] = ctx;
+		/* Before the submission: its event may be reaped first. */
+		rec_set(r, REC_DELIVERED);
+		aioreap_pe_leave(&old);
+		one = (struct iocb *)&r->carry;
+		ret = aio_sys_submit(ctx, 1, &one);
+		aioreap_pe_enter(&old);
+		pool.busy[slot] = NULL;
+		atomic_fetch_add_explicit(&busy_seq, 1, memory_order_relaxed);
+		sys_futex_wake((int *)&busy_seq, INT_MAX);
+		if (ret == 1)
+			continue;
+		/* Not in the kernel, so no event names it: still ours. */
+		rec_move(r, REC_DELIVERED, REC_FIRED);
+		if (ret == -EAGAIN) {
+			/* A full ring: a reap makes room, and tells nobody. */
+			r->qnext = pool.head;
+			pool.head = r;
+			if (!pool.tail)
+				pool.tail = r;
+			aioreap_pe_leave(&old);
+			nap_ms(FULL_RETRY_MS);
+			aioreap_pe_enter(&old);
+			continue;
+		}
+		aioreap_async_count(ASYNC_FAILED);
+		if (ring_error(r, ret) < 0)
+			aioreap_rec_free(r);
+	}
+	pool.workers--;
+	pool.used_slots &= ~(1u << slot);
+	aioreap_pe_leave(&old);
+	return NULL;
+}
