@@ -31,16 +31,7 @@ int test_under_valgrind(void)
 #endif
 }
 
-#if defined(__has_feature)
-# if __has_feature(thread_sanitizer)
-#  define BUILT_WITH_TSAN 1
-# endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-# define BUILT_WITH_TSAN 1
-#endif
-
-#if (defined(__x86_64__) || defined(__i386__)) && !defined(BUILT_WITH_TSAN)
+#if (defined(__x86_64__) || defined(__i386__)) && !TEST_UNDER_TSAN
 /* AIOREAP_TEST_NO_STEP: the kernels job's guests, where the CPU is
  * emulated (TCG) and a trap per instruction outlasts the guest's bound. */
 static int stepping_off(void)
@@ -51,14 +42,14 @@ static int stepping_off(void)
 
 int test_no_trap_flag(void)
 {
-#if (defined(__x86_64__) || defined(__i386__)) && !defined(BUILT_WITH_TSAN)
+#if (defined(__x86_64__) || defined(__i386__)) && !TEST_UNDER_TSAN
 	return stepping_off();
 #else
 	return 1;
 #endif
 }
 
-#if (defined(__x86_64__) || defined(__i386__)) && !defined(BUILT_WITH_TSAN)
+#if (defined(__x86_64__) || defined(__i386__)) && !TEST_UNDER_TSAN
 #define TRAP_FLAG 0x100u
 
 /* 1: stepping the outer call; 2: stepping a nested one; 0: neither. */

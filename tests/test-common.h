@@ -8,6 +8,19 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* 1 in a build with ThreadSanitizer, whose runtime runs a thread of its
+ * own and must see every thread the process starts; else 0. */
+#if defined(__SANITIZE_THREAD__)
+# define TEST_UNDER_TSAN 1
+#elif defined(__has_feature)
+# if __has_feature(thread_sanitizer)
+#  define TEST_UNDER_TSAN 1
+# endif
+#endif
+#ifndef TEST_UNDER_TSAN
+# define TEST_UNDER_TSAN 0
+#endif
+
 /* Provided by each area file. */
 Suite *test_suite(void);
 

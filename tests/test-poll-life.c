@@ -32,16 +32,7 @@
 /* ThreadSanitizer's runtime must see every thread, so under it the
  * library's helper is an ordinary thread (which keeps the process alive
  * while a poll is armed), and the runtime runs a thread of its own. */
-#if defined(__SANITIZE_THREAD__)
-# define UNDER_TSAN 1
-#elif defined(__has_feature)
-# if __has_feature(thread_sanitizer)
-#  define UNDER_TSAN 1
-# endif
-#endif
-#ifndef UNDER_TSAN
-# define UNDER_TSAN 0
-#endif
+#define UNDER_TSAN TEST_UNDER_TSAN
 #define FD_SEEN 1024		/* descriptors compared below this */
 
 /* Does the kernel carry refused polls in this mode (no helper thread)? */
