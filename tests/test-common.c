@@ -323,6 +323,14 @@ int test_mode_async(void)
 	return s && !strcmp(s, "1");
 }
 
+int test_skip_in_async_mode(const char *test, const char *why)
+{
+	if (!test_mode_async())
+		return 0;
+	fprintf(stderr, "%s: skipped in the async mode: %s\n", test, why);
+	return 1;
+}
+
 #if defined(__x86_64__)
 # define TEST_AUDIT_ARCH AUDIT_ARCH_X86_64
 #elif defined(__i386__)

@@ -131,6 +131,11 @@ int test_mode_disables(const char *feature);
  * (LIBAIO_ASYNC=1). */
 int test_mode_async(void);
 
+/* In the async mode: say that test cannot hold there and why (async
+ * submission changes it by design), and answer 1 so that it returns at
+ * once; 0 in every other mode. */
+int test_skip_in_async_mode(const char *test, const char *why);
+
 /* Whether the library reaps from the ring in this mode. */
 static inline int ring_mode(void)
 {
