@@ -21,6 +21,18 @@
 # define TEST_UNDER_TSAN 0
 #endif
 
+/* 1 in a build with AddressSanitizer, else 0. */
+#if defined(__SANITIZE_ADDRESS__)
+# define TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+# if __has_feature(address_sanitizer)
+#  define TEST_UNDER_ASAN 1
+# endif
+#endif
+#ifndef TEST_UNDER_ASAN
+# define TEST_UNDER_ASAN 0
+#endif
+
 /* Provided by each area file. */
 Suite *test_suite(void);
 

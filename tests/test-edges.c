@@ -197,14 +197,6 @@ START_TEST(siglongjmp_out_of_a_blocking_reap_wedges_nothing)
 }
 END_TEST
 
-#if defined(__SANITIZE_ADDRESS__)
-# define UNDER_ASAN 1
-#elif defined(__has_feature)
-# if __has_feature(address_sanitizer)
-#  define UNDER_ASAN 1
-# endif
-#endif
-
 START_TEST(asynchronous_cancel_of_a_blocking_reap_wedges_nothing)
 {
 	struct blocker b = { NULL, 0, 0, 1 };
@@ -212,7 +204,7 @@ START_TEST(asynchronous_cancel_of_a_blocking_reap_wedges_nothing)
 	void *ret;
 	int fd;
 
-#ifdef UNDER_ASAN
+#if TEST_UNDER_ASAN
 	/* AddressSanitizer cannot follow an asynchronous unwind: it reports
 	 * its own thread teardown as a stack overflow.  Every other job
 	 * runs this test. */
