@@ -22,6 +22,18 @@
 # include <valgrind/valgrind.h>
 #endif
 
+#if TEST_UNDER_TSAN
+/* Fork children of a process with threads start threads of their own
+ * (the poll emulation's helper for a pty poll, async submission's
+ * workers): ThreadSanitizer refuses new threads after a multi-threaded
+ * fork unless told to go on. */
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+	return "die_after_fork=0";
+}
+#endif
+
 int test_under_valgrind(void)
 {
 #ifdef HAVE_VALGRIND_MEMCHECK_H

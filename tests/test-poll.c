@@ -37,16 +37,6 @@
 
 #define GUARD_S 20		/* hang guard for every wait */
 
-#if TEST_UNDER_TSAN
-/* Emulated polls (ptys, in every mode) start the helper thread in fork
- * children of a process that has one: ThreadSanitizer refuses new threads
- * after a multi-threaded fork unless told to go on. */
-const char *__tsan_default_options(void);
-const char *__tsan_default_options(void)
-{
-	return "die_after_fork=0";
-}
-#endif
 
 static int env_disables(const char *what)
 {
