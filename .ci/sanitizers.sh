@@ -53,9 +53,10 @@ job_tsan() {
 	# conflicts).  The suppression file is for genuinely invisible
 	# orderings only; see .ci/tsan.supp for what is in it and why.
 	export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$src/.ci/tsan.supp"
-	ci_make tests/test-reaper tests/test-soak tests/test-edges tests/test-poll
+	ci_make tests/test-reaper tests/test-soak tests/test-edges tests/test-poll \
+		tests/test-async
 	local t rc=0 r s f
-	for t in test-reaper test-soak test-edges test-poll; do
+	for t in test-reaper test-soak test-edges test-poll test-async; do
 		echo "--- $t"
 		"$src/tests/all-modes.sh" "./tests/$t" >"$t-tsan.log" 2>&1 || rc=1
 		grep -E '^== mode|^[0-9]+%|soak:' "$t-tsan.log" || true
