@@ -35,6 +35,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 
 #include "async.h"
@@ -152,9 +153,15 @@ void aioreap_async_setup_done(io_context_t ctx)
 
 /* --- submission ----------------------------------------------------------- */
 
+/* The flags of aio_rw_flags Linux knows (up to RWF_DONTCACHE, 6.14): an
+ * iocb with another is the kernel's to refuse (EOPNOTSUPP), and a try
+ * would read that refusal as a file with no non-blocking mode. */
+#define RWF_KNOWN	0xffu
+
+/* Is the copy cb a read or write async submission takes? */
 static int is_rw(const struct iocb *cb)
 {
-	if (obviously_bad_pointer(cb))
+	if (cb->aio_rw_flags & ~RWF_KNOWN)
 		return 0;
 	switch (cb->aio_lio_opcode) {
 	case IO_CMD_PREAD:
@@ -165,6 +172,46 @@ static int is_rw(const struct iocb *cb)
 	default:
 		return 0;
 	}
+}
+
+/*
+ * ios[0..n) and the iocbs they point at, into ptrs and cbs, read as the
+ * kernel reads them: an unreadable array or iocb is its EFAULT, where a
+ * plain read would fault with every signal blocked.  Returns how many,
+ * from the front, were read whole; plainly where process_vm_readv is
+ * refused (a seccomp filter).
+ */
+static long read_batch(struct iocb **ios, long n, struct iocb **ptrs,
+		       struct iocb *cbs)
+{
+	struct iovec local[BATCH], remote[BATCH];
+	long got, i, k;
+
+	local[0].iov_base = ptrs;
+	remote[0].iov_base = ios;
+	local[0].iov_len = remote[0].iov_len = (size_t)n * sizeof(*ptrs);
+	got = sys_vm_read(local, remote);
+	if (got == -ENOSYS || got == -EPERM) {
+		memcpy(ptrs, ios, (size_t)n * sizeof(*ptrs));
+	} else if (got < 0) {
+		return 0;
+	} else {
+		n = got / (long)sizeof(*ptrs);
+	}
+	for (k = 0; k < n && !obviously_bad_pointer(ptrs[k]); k++) {
+		local[k].iov_base = &cbs[k];
+		remote[k].iov_base = ptrs[k];
+		local[k].iov_len = remote[k].iov_len = sizeof(cbs[k]);
+	}
+	if (!k)
+		return 0;
+	got = sys_vm_readv(local, remote, (unsigned long)k);
+	if (got == -ENOSYS || got == -EPERM) {
+		for (i = 0; i < k; i++)
+			memcpy(&cbs[i], ptrs[i], sizeof(cbs[i]));
+		return k;
+	}
+	return got < 0 ? 0 : got / (long)sizeof(cbs[0]);
 }
 
 /* A vectored copy's own array: the kernel reads it again when a worker
@@ -209,24 +256,48 @@ static void copy_iov(struct poll_rec *r)
 	r->carry.aio_buf = (uint64_t)(uintptr_t)dst;
 }
 
-/* A close-on-exec duplicate of fd above 2, or -1 (fd is not open, or
- * no number is left: the copy then names the program's own, and the
- * kernel answers for a bad one). */
+/* Where duplicates start: half the descriptor limit, far above the low
+ * numbers a program gets back from open() and may still hold after a
+ * close (a stale number must not come to name a duplicate of ours:
+ * the program's EBADF would become a request on some file).  Read once;
+ * relaxed: every thread computes the same. */
+static _Atomic long dup_base;
+
+static long base_now(void)
+{
+	long b = atomic_load_explicit(&dup_base, memory_order_relaxed);
+	struct rlimit rl;
+
+	if (b)
+		return b;
+	b = 3;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur / 2 > 3)
+		b = rl.rlim_cur / 2 > 65536 ? 65536 : (long)(rl.rlim_cur / 2);
+	atomic_store_explicit(&dup_base, b, memory_order_relaxed);
+	return b;
+}
+
+/* A close-on-exec duplicate of fd, high (base_now), else above 2; or -1
+ * (fd is not open, or no number is left: the copy then names the
+ * program's own, and the kernel answers for a bad one). */
 static int dup_of(int fd)
 {
-	long d = sys_fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	long d = sys_fcntl(fd, F_DUPFD_CLOEXEC, base_now());
 
+	if (d == -EINVAL || d == -EMFILE)	/* the limit moved, or full */
+		d = sys_fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	return d < 0 ? -1 : (int)d;
 }
 
-/* Under the lock: r becomes the library's copy of cb, tried without
+/* Under the lock: r becomes the library's copy of cb (read from user), tried without
  * blocking unless the program asked for RWF_NOWAIT itself (then its
  * -EAGAIN is the program's answer); straight_to_worker says whether
  * the try is worth making. */
-static void fill(struct poll_rec *r, io_context_t ctx, struct iocb *cb)
+static void fill(struct poll_rec *r, io_context_t ctx, struct iocb *user,
+		 const struct iocb *cb)
 {
 	r->ctx = ctx;
-	r->user = cb;
+	r->user = user;
 	r->async = 1;
 	r->carried = 0;
 	memcpy(&r->carry, cb, sizeof(r->carry));
@@ -325,26 +396,26 @@ static long finish(io_context_t ctx, struct poll_rec **recs,
  * tries a run in the kernel or queues a run for the workers
  * (straight_to_worker asked once per iocb: it may answer differently
  * when asked again), so that the count it returns is a prefix. */
-static long submit_rw(io_context_t ctx, struct iocb **cbs, long n,
-		      int *whole)
+static long submit_rw(io_context_t ctx, struct iocb **user,
+		      const struct iocb *cbs, long n, int *whole)
 {
 	struct poll_rec *recs[BATCH];
 	struct iocb *ptrs[BATCH];
 	long have, taken, err = -EAGAIN, i;
-	int queue = straight_to_worker(cbs[0]);
+	int queue = straight_to_worker(&cbs[0]);
 	sigset_t old;
 
 	aioreap_pe_enter(&old);
 	for (have = 0; have < n; have++) {
 		struct poll_rec *r;
 
-		if (have && straight_to_worker(cbs[have]) != queue)
+		if (have && straight_to_worker(&cbs[have]) != queue)
 			break;
 		if (!(r = aioreap_rec_alloc())) {
 			*whole = 0;
 			break;
 		}
-		fill(r, ctx, cbs[have]);
+		fill(r, ctx, user[have], &cbs[have]);
 		if (queue) {
 			aioreap_async_count(ASYNC_TO_WORKERS);
 			aioreap_async_queue(r);
@@ -385,6 +456,7 @@ static long clamp_nr(io_context_t ctx, long nr)
 
 int aioreap_async_submit(io_context_t ctx, long nr, struct iocb **ios)
 {
+	struct iocb *ptrs[BATCH], cbs[BATCH];
 	long done = 0, ret;
 
 	if (nr <= 0 || obviously_bad_pointer(ios))
@@ -397,25 +469,35 @@ int aioreap_async_submit(io_context_t ctx, long nr, struct iocb **ios)
 	/* Before the first copy reaches a ring: reaps must rewrite. */
 	aioreap_poll_note_used();
 	while (done < nr) {
-		long run = 0;
-		int whole = 1;
+		long have = read_batch(ios + done,
+				       nr - done < BATCH ? nr - done : BATCH,
+				       ptrs, cbs), at = 0;
 
-		while (done + run < nr && run < BATCH && is_rw(ios[done + run]))
-			run++;
-		if (run) {
-			ret = submit_rw(ctx, ios + done, run, &whole);
-			if (whole && ret > 0)
-				run = ret;	/* went on where the run split */
-		} else {
-			while (done + run < nr && !is_rw(ios[done + run]))
+		if (!have)	/* unreadable: the kernel's answer */
+			return done ? (int)done : -EFAULT;
+		while (at < have) {
+			long run = 0;
+			int whole = 1;
+
+			while (at + run < have && is_rw(&cbs[at + run]))
 				run++;
-			ret = aioreap_poll_submit(ctx, run, ios + done);
+			if (run) {
+				ret = submit_rw(ctx, ptrs + at, cbs + at, run,
+						&whole);
+				if (whole && ret > 0)
+					run = ret;	/* the run split */
+			} else {
+				while (at + run < have && !is_rw(&cbs[at + run]))
+					run++;
+				ret = aioreap_poll_submit(ctx, run, ios + done + at);
+			}
+			if (ret < 0)
+				return done + at ? (int)(done + at) : (int)ret;
+			at += ret;
+			if (ret < run)
+				return (int)(done + at);
 		}
-		if (ret < 0)
-			return done ? (int)done : (int)ret;
-		done += ret;
-		if (ret < run)
-			break;
+		done += have;
 	}
 	return (int)done;
 }
