@@ -14,7 +14,9 @@
  * record's name, whose event the reap rewrites into the error.
  *
  * Workers start when something is queued and none is idle (at most
- * MAX_WORKERS), and leave after IDLE_MS with nothing queued: a process
+ * MAX_WORKERS; the program's thread starts only the first, and each
+ * worker that leaves work queued behind it the next), and leave after
+ * IDLE_MS with nothing queued: a process
  * with nothing queued keeps no thread and no timer.  They are the C
  * library's threads (pthreads): what they run is the program's own I/O,
  * so the process may well wait for them, and they call into the C
@@ -203,33 +205,46 @@ void aioreap_async_note_try(int fd, unsigned opcode, int done)
 static void *worker_main(void *arg);
 static int serve(struct poll_rec *r, int worker, unsigned slot);
 
-/* A worker for what is queued: wake an idle one, or start one. */
-static void wake_worker(void)
+/* Start a worker: 1 if it started. */
+static int start_worker(void)
 {
 	pthread_attr_t attr;
 	pthread_t t;
 	unsigned slot;
+	int ok;
 
-	atomic_fetch_add_explicit(&work_seq, 1, memory_order_relaxed);
-	if (pool.idle) {
-		sys_futex_wake((int *)&work_seq, 1);
-		return;
-	}
 	if (pool.workers >= MAX_WORKERS)
-		return;		/* a busy one takes it next */
+		return 0;
 	for (slot = 0; pool.used_slots & (1u << slot); slot++)
 		;
-	/* Called with every signal blocked (the lock's rule): the worker
-	 * starts with them all blocked. */
+	/* Called with every signal blocked (the lock's rule, and a
+	 * worker's own mask): the worker starts with them all blocked. */
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
-	if (pthread_create(&t, &attr, worker_main,
-			   (void *)(uintptr_t)slot) == 0) {
+	ok = pthread_create(&t, &attr, worker_main,
+			    (void *)(uintptr_t)slot) == 0;
+	pthread_attr_destroy(&attr);
+	if (ok) {
 		pool.workers++;
 		pool.used_slots |= 1u << slot;
 	}
-	pthread_attr_destroy(&attr);
+	return ok;
+}
+
+/*
+ * A worker for what is queued: wake an idle one, or start the first.
+ * Further workers are started by the busy ones (worker_main), not here:
+ * starting a thread takes tens of microseconds, and here that would be
+ * inside the program's io_submit.
+ */
+static void wake_worker(void)
+{
+	atomic_fetch_add_explicit(&work_seq, 1, memory_order_relaxed);
+	if (pool.idle)
+		sys_futex_wake((int *)&work_seq, 1);
+	else if (!pool.workers)
+		start_worker();
 }
 
 /* Take the first queued record that matches (ctx NULL: any), or NULL. */
@@ -516,6 +531,10 @@ static void *worker_main(void *arg)
 		struct poll_rec *r = take(NULL, NULL);
 
 		if (r) {
+			/* More queued and nobody idle: one more worker, up to
+			 * MAX_WORKERS (each new one does the same). */
+			if (pool.head && !pool.idle)
+				start_worker();
 			if (!serve(r, 1, slot)) {
 				aioreap_pe_leave_blocked();
 				nap_ms(FULL_RETRY_MS);
