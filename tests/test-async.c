@@ -678,7 +678,7 @@ START_TEST(cancel_of_reads_the_kernel_holds_answers_as_the_kernel)
 	struct iocb cb[2], *p[2] = { &cb[0], &cb[1] };
 	struct io_event ev;
 	io_context_t ctx, raw = NULL;
-	int fd, rd, wr, want;
+	int fd, rd, wr, want, got;
 
 	test_hang_guard("cancel_of_reads_the_kernel_holds_answers_as_the_kernel",
 			GUARD_S);
@@ -696,11 +696,19 @@ START_TEST(cancel_of_reads_the_kernel_holds_answers_as_the_kernel)
 	io_prep_pread(&cb[0], fd, b1, BS, 0);
 	cb[0].data = (void *)0xca0;
 	ck_assert_int_eq(io_submit(ctx, 1, p), 1);
-	ck_assert_int_eq(io_cancel(ctx, &cb[0], &ev), want);
-	reap_n(ctx, &ev, 1);
-	ck_assert_ptr_eq(ev.obj, &cb[0]);
-	ck_assert_ptr_eq(ev.data, (void *)0xca0);
-	ck_assert_int_eq((long)ev.res, BS);
+	if ((got = io_cancel(ctx, &cb[0], &ev)) == 0) {
+		/* A file with no non-blocking read (tmpfs before 6.x):
+		 * the read was still queued for a worker, and cancelled. */
+		ck_assert_ptr_eq(ev.obj, &cb[0]);
+		ck_assert_ptr_eq(ev.data, (void *)0xca0);
+		ck_assert_int_eq((long)ev.res, -ECANCELED);
+	} else {
+		ck_assert_int_eq(got, want);
+		reap_n(ctx, &ev, 1);
+		ck_assert_ptr_eq(ev.obj, &cb[0]);
+		ck_assert_ptr_eq(ev.data, (void *)0xca0);
+		ck_assert_int_eq((long)ev.res, BS);
+	}
 	expect_no_event(ctx);
 
 	if (worker_fifo(&rd, &wr) == 0) {
