@@ -37,7 +37,8 @@ job_asan() {
 	local progs
 	progs=$(ci_check_programs)
 	echo "programs: $progs"
-	make -j"$ci_jobs" check TESTS="$progs" >check.log 2>&1 ||
+	LIBAIO_TEST_MODES="native poll pgetevents ring poll,pgetevents,ring seccomp-pgetevents async" \
+		make -j"$ci_jobs" check TESTS="$progs" >check.log 2>&1 ||
 		{ grep -E '^(FAIL|ERROR|XPASS)' check.log; ci_failed_logs; return 1; }
 	grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR)' check.log
 	# A report in a test that passed anyway fails the job too.

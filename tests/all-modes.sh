@@ -21,7 +21,12 @@
 # Exit: 0 all passed, 77 only if every mode skipped, else the first
 # failure's status, in mode order.
 prog="$1"; shift
-modes=${LIBAIO_TEST_MODES:-"native poll pgetevents ring poll,pgetevents,ring seccomp-pgetevents async"}
+# The async mode (LIBAIO_ASYNC=1) is not in the default list: on a file
+# system without non-blocking reads (the package builders' overlay and
+# tmpfs roots) every request goes to a worker and test-badinput's
+# bad-input rows are answered in events, not by io_submit.  The check and
+# sanitizer jobs add it (scripts/test-all.sh, .ci/sanitizers.sh).
+modes=${LIBAIO_TEST_MODES:-"native poll pgetevents ring poll,pgetevents,ring seccomp-pgetevents"}
 jobs=${LIBAIO_TEST_MODE_JOBS:-0}
 case $jobs in
 ''|*[!0-9]*) echo "all-modes.sh: LIBAIO_TEST_MODE_JOBS must be a number" >&2; exit 99 ;;

@@ -42,10 +42,12 @@ fails=0
 run() {
 	name=$1
 	shift
-	LIBAIO_ASYNC=1 LD_LIBRARY_PATH=$lib "$fio" --name="$name" \
-		--filename="$tmp/data" --size=16M --bs=4k --ioengine=libaio \
-		--iodepth=32 --verify=crc32c --verify_fatal=1 "$@" \
-		>"$tmp/$name.out" 2>&1
+	# From $tmp: fio saves its verify state in the current directory,
+	# which distcheck wants empty after distclean.
+	(cd "$tmp" && LIBAIO_ASYNC=1 LD_LIBRARY_PATH=$lib "$fio" \
+		--name="$name" --filename="$tmp/data" --size=16M --bs=4k \
+		--ioengine=libaio --iodepth=32 --verify=crc32c \
+		--verify_fatal=1 "$@" >"$tmp/$name.out" 2>&1)
 }
 
 # job NAME FIO-ARGS...: run, print fio's summary lines; a failure unless

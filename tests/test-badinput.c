@@ -906,6 +906,10 @@ START_TEST(an_unreadable_iovec_array_with_async_submission)
 	int status;
 	pid_t pid;
 
+	/* Memcheck reports the bad array the kernel is handed (that is the
+	 * point) and makes the child's exit status its own. */
+	if (under_valgrind())
+		return;
 	bad_memory_fd = test_tmpfile(4096);
 	pid = fork();
 	ck_assert_int_ge(pid, 0);
