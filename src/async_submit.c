@@ -35,8 +35,8 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include "async.h"
 #include "export.h"
@@ -260,19 +260,23 @@ static void copy_iov(struct poll_rec *r)
  * numbers a program gets back from open() and may still hold after a
  * close (a stale number must not come to name a duplicate of ours:
  * the program's EBADF would become a request on some file).  Read once;
- * relaxed: every thread computes the same. */
+ * relaxed: every thread computes the same.  sysconf(_SC_OPEN_MAX) is the
+ * soft RLIMIT_NOFILE (-1 when unlimited); getrlimit would tie a 32-bit
+ * library to the 32-bit rlimit layout, which Debian's checks refuse. */
 static _Atomic long dup_base;
 
 static long base_now(void)
 {
 	long b = atomic_load_explicit(&dup_base, memory_order_relaxed);
-	struct rlimit rl;
+	long lim;
 
 	if (b)
 		return b;
-	b = 3;
-	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur / 2 > 3)
-		b = rl.rlim_cur / 2 > 65536 ? 65536 : (long)(rl.rlim_cur / 2);
+	lim = sysconf(_SC_OPEN_MAX);
+	if (lim < 0 || lim / 2 > 65536)
+		b = 65536;
+	else
+		b = lim / 2 > 3 ? lim / 2 : 3;
 	atomic_store_explicit(&dup_base, b, memory_order_relaxed);
 	return b;
 }
