@@ -33,14 +33,17 @@
 #include "config.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "async.h"
 #include "export.h"
 #include "feature_flags.h"
+#include "fd_id.h"
 #include "poll_emul.h"
 #include "poll_helper.h"
 #include "poll_rec.h"
@@ -324,6 +327,69 @@ static void fill(struct poll_rec *r, io_context_t ctx, struct iocb *user,
 	aioreap_rec_hash_insert(r);
 }
 
+/* The kernel takes at most this many bytes in one request (INT_MAX to
+ * a 4 KiB page boundary; less by a few pages where pages are larger,
+ * which moves only the end-of-file-offsets check below by that much). */
+#define RW_MAX	((long long)(INT_MAX & ~4095))
+
+/* The bytes a vectored copy asks for, as the kernel counts them (at most
+ * RW_MAX), or -EINVAL for a length negative as a signed size. */
+static long long iov_total(const struct poll_rec *r)
+{
+	long long sum = 0;
+	uint64_t i;
+
+	for (i = 0; i < r->carry.aio_nbytes; i++) {
+		if ((ssize_t)r->iov[i].iov_len < 0)
+			return -EINVAL;
+		if (sum < RW_MAX)
+			sum += r->iov[i].iov_len < (size_t)(RW_MAX - sum) ?
+			       (long long)r->iov[i].iov_len : RW_MAX - sum;
+	}
+	return sum;
+}
+
+/*
+ * What the kernel would still have checked at submission for r, which
+ * goes to a worker without it (no non-blocking mode, or tries that keep
+ * failing): without this, a worker's submission would answer in an
+ * event what io_submit answers for the kernel.  0, or the kernel's
+ * answer: EBADF for a descriptor not open in r's direction; EINVAL for
+ * a vectored array of more than 1024 segments or with a bad length, and
+ * for a negative offset or an end past the largest one (except on
+ * character devices, some of which take any offset); EFAULT for an
+ * array that could not be copied.
+ */
+static long queue_check(const struct poll_rec *r)
+{
+	int fd = r->kfd >= 0 ? r->kfd : r->user_fd;
+	long fl = sys_fcntl(fd, F_GETFL, 0), acc;
+	long long off = (long long)r->carry.aio_offset, len;
+	int reading = r->carry.aio_lio_opcode == IO_CMD_PREAD ||
+		      r->carry.aio_lio_opcode == IO_CMD_PREADV;
+
+	if (fl < 0 || (fl & O_PATH))
+		return -EBADF;
+	acc = fl & O_ACCMODE;
+	if (reading ? acc == O_WRONLY : acc == O_RDONLY)
+		return -EBADF;
+	len = r->carry.aio_nbytes < RW_MAX ? (long long)r->carry.aio_nbytes
+					    : RW_MAX;
+	if (r->carry.aio_lio_opcode == IO_CMD_PREADV ||
+	    r->carry.aio_lio_opcode == IO_CMD_PWRITEV) {
+		if (r->carry.aio_nbytes > IOV_LIMIT)
+			return -EINVAL;
+		if (r->carry.aio_nbytes && !r->iov)
+			return -EFAULT;
+		if ((len = iov_total(r)) < 0)
+			return len;
+	}
+	if ((off < 0 || len > LLONG_MAX - off) &&
+	    aioreap_fd_type(fd) != S_IFCHR)
+		return -EINVAL;
+	return 0;
+}
+
 /* Does cb go to a worker without a try: on a kernel that does not know
  * RWF_NOWAIT, and on a descriptor whose tries in that direction keep
  * failing (async_worker.c remembers which). */
@@ -337,31 +403,33 @@ static int straight_to_worker(const struct iocb *cb)
 }
 
 /*
- * Under the lock: the kernel refused r's submission with err.  1 if r
+ * Under the lock: the kernel refused r's submission with err.  0 if r
  * is accepted all the same (handed to a worker, or submitted blocking
- * where the kernel does not know RWF_NOWAIT), 0 if err is the answer.
+ * where the kernel does not know RWF_NOWAIT), else the program's answer.
  */
-static int take_refused(io_context_t ctx, struct poll_rec *r, long err)
+static long take_refused(io_context_t ctx, struct poll_rec *r, long err)
 {
 	struct iocb *one = (struct iocb *)&r->carry;
 
 	if (!r->nowait)
-		return 0;
+		return err;
 	if (err == -EOPNOTSUPP) {	/* no non-blocking mode: a worker's */
+		if ((err = queue_check(r)) < 0)
+			return err;
 		aioreap_async_note_try(r->user_fd, r->carry.aio_lio_opcode, 0);
 		aioreap_async_count(ASYNC_TO_WORKERS);
 		aioreap_async_queue(r);
-		return 1;
+		return 0;
 	}
 	if (err != -EINVAL)
-		return 0;
+		return err;
 	/* RWF_NOWAIT unknown (before 4.13), or an iocb that is bad anyway:
 	 * the kernel tells which.  Blocking, this once, as stock does. */
 	aioreap_async_unmark(r);
-	if (aio_sys_submit(ctx, 1, &one) != 1)
-		return 0;
+	if ((err = aio_sys_submit(ctx, 1, &one)) != 1)
+		return err < 0 ? err : -EAGAIN;
 	atomic_store_explicit(&nowait_missing, 1, memory_order_relaxed);
-	return 1;
+	return 0;
 }
 
 /* The kernel's answer for recs[at..have), whose first it stopped at or
@@ -382,7 +450,7 @@ static long finish(io_context_t ctx, struct poll_rec **recs,
 			next = aio_sys_submit(ctx, 1, ptrs + taken);
 			continue;
 		}
-		if (!take_refused(ctx, recs[taken], next)) {
+		if ((next = take_refused(ctx, recs[taken], next)) < 0) {
 			*err = next;
 			break;
 		}
@@ -420,6 +488,11 @@ static long submit_rw(io_context_t ctx, struct iocb **user,
 			break;
 		}
 		fill(r, ctx, user[have], &cbs[have]);
+		if (queue && (err = queue_check(r)) < 0) {
+			aioreap_rec_free(r);	/* never queued */
+			*whole = 0;
+			break;
+		}
 		if (queue) {
 			aioreap_async_count(ASYNC_TO_WORKERS);
 			aioreap_async_queue(r);
@@ -433,7 +506,7 @@ static long submit_rw(io_context_t ctx, struct iocb **user,
 	}
 	if (queue) {
 		aioreap_pe_leave(&old);
-		return have ? have : -EAGAIN;
+		return have ? have : err;
 	}
 	taken = finish(ctx, recs, ptrs, have,
 		       have ? aio_sys_submit(ctx, have, ptrs) : -EAGAIN, &err);
