@@ -448,16 +448,6 @@ static long submit_rw(io_context_t ctx, struct iocb **user,
 	return taken ? taken : err;
 }
 
-/* nr as the kernel clamps it: to the ring's size. */
-static long clamp_nr(io_context_t ctx, long nr)
-{
-	struct ctx_entry *e = aioreap_registry_lookup(ctx);
-
-	if (e && e->nr && nr > (long)e->nr)
-		return (long)e->nr;
-	return nr;
-}
-
 int aioreap_async_submit(io_context_t ctx, long nr, struct iocb **ios)
 {
 	struct iocb *ptrs[BATCH], cbs[BATCH];
@@ -469,7 +459,7 @@ int aioreap_async_submit(io_context_t ctx, long nr, struct iocb **ios)
 	if (!aioreap_registry_lookup(ctx) &&
 	    (ret = aio_sys_submit(ctx, 0, NULL)) < 0)
 		return (int)ret;
-	nr = clamp_nr(ctx, nr);
+	nr = registry_clamp_nr(ctx, nr);
 	/* Before the first copy reaches a ring: reaps must rewrite. */
 	aioreap_poll_note_used();
 	while (done < nr) {

@@ -374,16 +374,6 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 	return ret == -EMFILE || ret == -ENFILE ? -EAGAIN : ret;
 }
 
-/* nr as the kernel would clamp it: to the ring's size. */
-static long clamp_nr(io_context_t ctx, long nr)
-{
-	struct ctx_entry *e = aioreap_registry_lookup(ctx);
-
-	if (e && e->nr && nr > (long)e->nr)
-		return (long)e->nr;
-	return nr;
-}
-
 int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 {
 	long done = 0;
@@ -395,7 +385,7 @@ int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 	 * EINVAL before reading the array, so ask it before we read. */
 	if (!aioreap_registry_lookup(ctx) && (bad = ctx_check(ctx)) < 0)
 		return bad;
-	nr = clamp_nr(ctx, nr);
+	nr = registry_clamp_nr(ctx, nr);
 	while (done < nr) {
 		long ret, run = 0;
 
@@ -490,7 +480,7 @@ int aioreap_poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios,
 
 	if (done < 0)
 		done = 0;
-	nr = clamp_nr(ctx, nr);	/* never past the kernel's own clamp */
+	nr = registry_clamp_nr(ctx, nr);
 	if (done >= nr)
 		return (int)done;
 	/* Read no entry the kernel has not shown readable: EINVAL for the
