@@ -36,7 +36,6 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 
 #include "async.h"
 #include "export.h"
@@ -78,8 +77,6 @@ void aioreap_async_count(enum async_count which)
 AIO_PUBLIC int io_async_stats(struct io_async_stats *stats, size_t size)
 {
 	struct io_async_stats s;
-	struct iovec local = { &s, 0 }, remote = { stats, 0 };
-	long got;
 
 	if (!stats || !size)
 		return -EINVAL;
@@ -96,16 +93,8 @@ AIO_PUBLIC int io_async_stats(struct io_async_stats *stats, size_t size)
 					   memory_order_relaxed);
 	s.failed = atomic_load_explicit(&counts[ASYNC_FAILED],
 					memory_order_relaxed);
-	if (obviously_bad_pointer(stats))
-		return -EFAULT;
-	local.iov_len = remote.iov_len = size;
-	got = sys_vm_write(&local, &remote);
-	if (got == (long)size)
-		return 0;
-	if (got >= 0 || got == -EFAULT)
-		return -EFAULT;
-	memcpy(stats, &s, size);	/* the call is refused: plainly */
-	return 0;
+	/* EFAULT where stats is not writable, as from a system call. */
+	return aioreap_user_store(stats, &s, size);
 }
 
 /* Under the lock: r no longer tried without blocking. */
