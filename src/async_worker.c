@@ -55,11 +55,21 @@
 
 static struct {
 	struct poll_rec *head, *tail;	/* the queue */
-	unsigned workers, idle;
+	unsigned idle;
 	/* The context each worker is submitting on, or NULL. */
 	io_context_t busy[MAX_WORKERS];
 	unsigned used_slots;		/* bit i: busy[i] has a worker */
 } pool;
+
+_Static_assert(MAX_WORKERS <= sizeof(pool.used_slots) * CHAR_BIT,
+	       "a bit of used_slots for each worker");
+
+/* Under the lock: how many workers there are, from the slots they hold,
+ * so that no separate count can disagree with them. */
+static unsigned worker_count(void)
+{
+	return (unsigned)__builtin_popcount(pool.used_slots);
+}
 
 /* Futex words: bumped (under the lock) when work is queued, and when a
  * worker leaves a submission. */
@@ -202,7 +212,7 @@ static int start_worker(void)
 	unsigned slot;
 	int ok;
 
-	if (pool.workers >= MAX_WORKERS)
+	if (worker_count() >= MAX_WORKERS)
 		return 0;
 	for (slot = 0; pool.used_slots & (1u << slot); slot++)
 		;
@@ -214,10 +224,8 @@ static int start_worker(void)
 	ok = pthread_create(&t, &attr, worker_main,
 			    (void *)(uintptr_t)slot) == 0;
 	pthread_attr_destroy(&attr);
-	if (ok) {
-		pool.workers++;
+	if (ok)
 		pool.used_slots |= 1u << slot;
-	}
 	return ok;
 }
 
@@ -232,7 +240,7 @@ static void wake_worker(void)
 	atomic_fetch_add_explicit(&work_seq, 1, memory_order_relaxed);
 	if (pool.idle)
 		sys_futex_wake((int *)&work_seq, 1);
-	else if (!pool.workers)
+	else if (!worker_count())
 		start_worker();
 }
 
@@ -268,7 +276,7 @@ void aioreap_async_queue(struct poll_rec *r)
 	 * that refuses clone): the caller does what stock libaio does,
 	 * blocking, rather than leave the request unserved.  A full ring
 	 * leaves the rest queued for the next call that queues. */
-	while (!pool.workers && (r = take(NULL, NULL)) && serve(r, 0, 0))
+	while (!worker_count() && (r = take(NULL, NULL)) && serve(r, 0, 0))
 		;
 }
 
@@ -537,7 +545,6 @@ static void *worker_main(void *arg)
 		    !pool.head)
 			break;	/* IDLE_MS with nothing queued */
 	}
-	pool.workers--;
 	pool.used_slots &= ~(1u << slot);
 	aioreap_pe_leave_blocked();
 	return NULL;
