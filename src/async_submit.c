@@ -521,16 +521,6 @@ static long submit_rw(io_context_t ctx, struct iocb **user,
 	return taken ? taken : err;
 }
 
-/* nr as the kernel clamps it: to the ring's size. */
-static long clamp_nr(io_context_t ctx, long nr)
-{
-	struct ctx_entry *e = aioreap_registry_lookup(ctx);
-
-	if (e && e->nr && nr > (long)e->nr)
-		return (long)e->nr;
-	return nr;
-}
-
 int aioreap_async_submit(io_context_t ctx, long nr, struct iocb **ios)
 {
 	struct iocb *ptrs[BATCH], cbs[BATCH];
@@ -542,7 +532,7 @@ int aioreap_async_submit(io_context_t ctx, long nr, struct iocb **ios)
 	if (!aioreap_registry_lookup(ctx) &&
 	    (ret = aio_sys_submit(ctx, 0, NULL)) < 0)
 		return (int)ret;
-	nr = clamp_nr(ctx, nr);
+	nr = registry_clamp_nr(ctx, nr);
 	/* Before the first copy reaches a ring: reaps must rewrite. */
 	aioreap_poll_note_used();
 	while (done < nr) {
@@ -581,25 +571,6 @@ int aioreap_async_submit(io_context_t ctx, long nr, struct iocb **ios)
 
 /* --- cancel ------------------------------------------------------------ */
 
-/* *evt = ev, or -EFAULT where the program's evt is not writable (as the
- * kernel answers), through process_vm_writev so a bad one cannot fault. */
-static int put_event(struct io_event *evt, const struct io_event *ev)
-{
-	struct iovec local = { (void *)ev, sizeof(*ev) };
-	struct iovec remote = { evt, sizeof(*evt) };
-	long got;
-
-	if (obviously_bad_pointer(evt))
-		return -EFAULT;
-	got = sys_vm_write(&local, &remote);
-	if (got == (long)sizeof(*ev))
-		return 0;
-	if (got >= 0 || got == -EFAULT)
-		return -EFAULT;
-	*evt = *ev;	/* the call is refused (seccomp): a plain store */
-	return 0;
-}
-
 int aioreap_async_cancel(io_context_t ctx, struct iocb *iocb,
 			 struct io_event *evt, int *ret)
 {
@@ -619,7 +590,8 @@ int aioreap_async_cancel(io_context_t ctx, struct iocb *iocb,
 		ev.obj = r->user;
 		ev.res = (unsigned long)(long)-ECANCELED;
 		ev.res2 = 0;
-		*ret = put_event(evt, &ev);
+		/* -EFAULT where evt is not writable, as the kernel's. */
+		*ret = aioreap_user_store(evt, &ev, sizeof(ev));
 		if (*ret == 0) {
 			aioreap_async_count(ASYNC_CANCELLED);
 			aioreap_rec_free(r);

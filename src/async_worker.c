@@ -36,7 +36,6 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 
 #include "async.h"
 #include "export.h"
@@ -56,11 +55,21 @@
 
 static struct {
 	struct poll_rec *head, *tail;	/* the queue */
-	unsigned workers, idle;
+	unsigned idle;
 	/* The context each worker is submitting on, or NULL. */
 	io_context_t busy[MAX_WORKERS];
 	unsigned used_slots;		/* bit i: busy[i] has a worker */
 } pool;
+
+_Static_assert(MAX_WORKERS <= sizeof(pool.used_slots) * CHAR_BIT,
+	       "a bit of used_slots for each worker");
+
+/* Under the lock: how many workers there are, from the slots they hold,
+ * so that no separate count can disagree with them. */
+static unsigned worker_count(void)
+{
+	return (unsigned)__builtin_popcount(pool.used_slots);
+}
 
 /* Futex words: bumped (under the lock) when work is queued, and when a
  * worker leaves a submission. */
@@ -78,8 +87,6 @@ void aioreap_async_count(enum async_count which)
 AIO_PUBLIC int io_async_stats(struct io_async_stats *stats, size_t size)
 {
 	struct io_async_stats s;
-	struct iovec local = { &s, 0 }, remote = { stats, 0 };
-	long got;
 
 	if (!stats || !size)
 		return -EINVAL;
@@ -96,16 +103,8 @@ AIO_PUBLIC int io_async_stats(struct io_async_stats *stats, size_t size)
 					   memory_order_relaxed);
 	s.failed = atomic_load_explicit(&counts[ASYNC_FAILED],
 					memory_order_relaxed);
-	if (obviously_bad_pointer(stats))
-		return -EFAULT;
-	local.iov_len = remote.iov_len = size;
-	got = sys_vm_write(&local, &remote);
-	if (got == (long)size)
-		return 0;
-	if (got >= 0 || got == -EFAULT)
-		return -EFAULT;
-	memcpy(stats, &s, size);	/* the call is refused: plainly */
-	return 0;
+	/* EFAULT where stats is not writable, as from a system call. */
+	return aioreap_user_store(stats, &s, size);
 }
 
 /* Under the lock: r no longer tried without blocking. */
@@ -213,7 +212,7 @@ static int start_worker(void)
 	unsigned slot;
 	int ok;
 
-	if (pool.workers >= MAX_WORKERS)
+	if (worker_count() >= MAX_WORKERS)
 		return 0;
 	for (slot = 0; pool.used_slots & (1u << slot); slot++)
 		;
@@ -225,10 +224,8 @@ static int start_worker(void)
 	ok = pthread_create(&t, &attr, worker_main,
 			    (void *)(uintptr_t)slot) == 0;
 	pthread_attr_destroy(&attr);
-	if (ok) {
-		pool.workers++;
+	if (ok)
 		pool.used_slots |= 1u << slot;
-	}
 	return ok;
 }
 
@@ -243,7 +240,7 @@ static void wake_worker(void)
 	atomic_fetch_add_explicit(&work_seq, 1, memory_order_relaxed);
 	if (pool.idle)
 		sys_futex_wake((int *)&work_seq, 1);
-	else if (!pool.workers)
+	else if (!worker_count())
 		start_worker();
 }
 
@@ -279,7 +276,7 @@ void aioreap_async_queue(struct poll_rec *r)
 	 * that refuses clone): the caller does what stock libaio does,
 	 * blocking, rather than leave the request unserved.  A full ring
 	 * leaves the rest queued for the next call that queues. */
-	while (!pool.workers && (r = take(NULL, NULL)) && serve(r, 0, 0))
+	while (!worker_count() && (r = take(NULL, NULL)) && serve(r, 0, 0))
 		;
 }
 
@@ -548,7 +545,6 @@ static void *worker_main(void *arg)
 		    !pool.head)
 			break;	/* IDLE_MS with nothing queued */
 	}
-	pool.workers--;
 	pool.used_slots &= ~(1u << slot);
 	aioreap_pe_leave_blocked();
 	return NULL;

@@ -462,13 +462,10 @@ static int aio_cell(int s, const struct aio_ops *base, const struct cell *c,
 	}
 	inflight = issued = c->qd;
 	for (;;) {
-		n = ops.getevents(ctx, 1, opt.single ? 1 : c->qd, evs, NULL);
-		if (n < 0) {
-			if (n == -EINTR)
-				continue;
-			snprintf(why, len, "io_getevents: %s", strerror(-n));
+		n = aio_wait(&ops, ctx, 1, opt.single ? 1 : c->qd, evs, why,
+			     len);
+		if (n < 0)
 			goto fail;
-		}
 		inflight -= n;
 		if (check_events(c, n, why, len))
 			goto fail;
@@ -495,13 +492,9 @@ static int aio_cell(int s, const struct aio_ops *base, const struct cell *c,
 	 * flight are waited for and counted, then the fsync. */
 	if (c->kind == K_WRITE) {
 		while (inflight > 0) {
-			n = ops.getevents(ctx, 1, inflight, evs, NULL);
-			if (n == -EINTR)
-				continue;
-			if (n < 0) {
-				snprintf(why, len, "io_getevents: %s", strerror(-n));
+			n = aio_wait(&ops, ctx, 1, inflight, evs, why, len);
+			if (n < 0)
 				goto fail;
-			}
 			if (check_events(c, n, why, len))
 				goto fail;
 			inflight -= n;

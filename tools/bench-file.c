@@ -484,6 +484,22 @@ long aio_drain(const struct aio_ops *ops, io_context_t ctx, long inflight,
 	return inflight;
 }
 
+/* io_getevents(ctx, min_nr, nr) again for as long as a signal interrupts
+ * it (the benchmark's own SIGINT handler may): the events, or the error
+ * with why set. */
+long aio_wait(const struct aio_ops *ops, io_context_t ctx, long min_nr,
+	      long nr, struct io_event *ev, char *why, size_t len)
+{
+	long n;
+
+	do
+		n = ops->getevents(ctx, min_nr, nr, ev, NULL);
+	while (n == -EINTR);
+	if (n < 0)
+		snprintf(why, len, "io_getevents: %s", strerror((int)-n));
+	return n;
+}
+
 static int aio_cell(const struct aio_ops *ops, const struct target *t, long qd,
 		    struct result *res, char *why, size_t len)
 {
@@ -513,13 +529,9 @@ static int aio_cell(const struct aio_ops *ops, const struct target *t, long qd,
 	}
 	inflight = qd;
 	for (;;) {
-		n = ops->getevents(ctx, 1, opt.single ? 1 : qd, evs, NULL);
-		if (n < 0) {
-			if (n == -EINTR)
-				continue;
-			snprintf(why, len, "io_getevents: %s", strerror(-n));
+		n = aio_wait(ops, ctx, 1, opt.single ? 1 : qd, evs, why, len);
+		if (n < 0)
 			goto drain;
-		}
 		inflight -= n;
 		for (k = 0; k < n; k++) {
 			if ((long)evs[k].res != BS) {

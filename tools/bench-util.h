@@ -204,6 +204,8 @@ int submit_reads(const struct aio_ops *ops, io_context_t ctx, long n,
 long long next_off(unsigned long long nblocks);
 long aio_drain(const struct aio_ops *ops, io_context_t ctx, long inflight,
 	       struct io_event *ev);
+long aio_wait(const struct aio_ops *ops, io_context_t ctx, long min_nr,
+	      long nr, struct io_event *ev, char *why, size_t len);
 #ifdef HAVE_LIBURING
 struct io_uring;
 /* Submit what is queued and wait for one completion, counted in
