@@ -16,7 +16,8 @@
 #
 #   .ci/kernels.sh [ARCH...]      (default: i386 arm64 armhf ppc64el s390x)
 #
-# Environment: KERNELS_MODES replaces the mode list; KERNELS_TIMEOUT
+# Environment: KERNELS_MODES replaces the mode list; KERNELS_PROGS names
+# the test programs to run (default: every one); KERNELS_TIMEOUT
 # (seconds, default 900) bounds each guest; LIBAIO_STRESS_N (default 20000
 # here) sizes test-reaper's exactly-once stress, which test-arch repeats
 # with threads pinned to both CPUs; BUILD_BASE (default
@@ -179,11 +180,8 @@ run_arch() {
 	for p in "$b"/tests/test-*; do
 		p=${p##*/}
 		case $p in *.*) continue ;; esac
-		# Async submission needs a file whose pages can be made cold
-		# and a RWF_NOWAIT read: the guest's only file system is the
-		# initramfs's tmpfs, which keeps every page, and whose reads
-		# Linux 6.1 refuses with RWF_NOWAIT.  Its checks would skip.
-		[ "$p" != test-async ] || continue
+		# KERNELS_PROGS (names, blank-separated): a part of the suite.
+		case " ${KERNELS_PROGS:-$p} " in *" $p "*) ;; *) continue ;; esac
 		# The program itself, not libtool's wrapper script.
 		cp "$b/tests/.libs/$p" "$st/t/" 2>/dev/null || cp "$b/tests/$p" "$st/t/"
 		prog="$prog $p"
@@ -193,7 +191,7 @@ run_arch() {
 	copy_libs "$root" "$st" "$ma" "$st"/t/test-* "$st/lib/$ma/libaio.so.1"
 	# Loaded by the C library itself, for thread cancellation and exit.
 	cp -L "$root/lib/$ma/libgcc_s.so.1" "$st/lib/$ma/"
-	p=$(readelf -l "$st/t/test-api" | sed -n 's/.*interpreter: \(.*\)]/\1/p')
+	p=$(readelf -l "$st/t/${prog##* }" | sed -n 's/.*interpreter: \(.*\)]/\1/p')
 	[ -e "$st/lib/$ma/${p##*/}" ] || cp -L "$root/lib/$ma/${p##*/}" "$st/lib/$ma/"
 	mkdir -p "$st${p%/*}"
 	[ -e "$st$p" ] || ln -s "/lib/$ma/${p##*/}" "$st$p"
