@@ -36,14 +36,12 @@
 #include <limits.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "async.h"
 #include "export.h"
 #include "feature_flags.h"
-#include "fd_id.h"
 #include "poll_emul.h"
 #include "poll_helper.h"
 #include "poll_rec.h"
@@ -156,10 +154,14 @@ void aioreap_async_setup_done(io_context_t ctx)
 
 /* --- submission ----------------------------------------------------------- */
 
-/* The flags of aio_rw_flags Linux knows (up to RWF_DONTCACHE, 6.14): an
- * iocb with another is the kernel's to refuse (EOPNOTSUPP), and a try
- * would read that refusal as a file with no non-blocking mode. */
-#define RWF_KNOWN	0xffu
+/* The flags of aio_rw_flags async submission takes on: RWF_DSYNC,
+ * RWF_SYNC, RWF_NOWAIT, RWF_APPEND and RWF_NOAPPEND.  An iocb with any
+ * other goes to the kernel unchanged: one it does not know, or one it
+ * refuses on most files (RWF_HIPRI, RWF_ATOMIC, RWF_DONTCACHE), is its
+ * to refuse with EOPNOTSUPP, and a try would read that refusal as a
+ * file with no non-blocking mode. */
+#define RWF_KNOWN	0x3eu
+#define RWF_BOTH_APPENDS 0x30u	/* RWF_APPEND | RWF_NOAPPEND */
 
 /* Is the copy cb a read or write async submission takes? */
 static int is_rw(const struct iocb *cb)
@@ -354,24 +356,35 @@ static long long iov_total(const struct poll_rec *r)
  * goes to a worker without it (no non-blocking mode, or tries that keep
  * failing): without this, a worker's submission would answer in an
  * event what io_submit answers for the kernel.  0, or the kernel's
- * answer: EBADF for a descriptor not open in r's direction; EINVAL for
- * a vectored array of more than 1024 segments or with a bad length, and
- * for a negative offset or an end past the largest one (except on
- * character devices, some of which take any offset); EFAULT for an
- * array that could not be copied.
+ * answer: EINVAL for a byte count negative as a signed size, or for
+ * RWF_APPEND with RWF_NOAPPEND; EBADF for a descriptor not open in
+ * r's direction; EINVAL for a vectored array of more than 1024 segments
+ * or with a bad length, and for a negative offset or an end past the
+ * largest one (the files that take any offset have no method aio can
+ * use, so the kernel answers EINVAL for them as well); EFAULT for an
+ * array that could not be copied.  What the kernel checks before it
+ * looks at RWF_NOWAIT is checked by the try itself, and straight_to_worker
+ * sends no iocb that needs those checks (reserved field, priority, RESFD)
+ * without a try.  Not checked, so answered in the event by the worker's
+ * submission: a buffer at an address beyond the process's reach, and a
+ * count of 2 GiB or more from a 32-bit program on a 32-bit kernel.
  */
 static long queue_check(const struct poll_rec *r)
 {
 	int fd = r->kfd >= 0 ? r->kfd : r->user_fd;
-	long fl = sys_fcntl(fd, F_GETFL, 0), acc;
+	long fl, acc;
 	long long off = (long long)r->carry.aio_offset, len;
 	int reading = r->carry.aio_lio_opcode == IO_CMD_PREAD ||
 		      r->carry.aio_lio_opcode == IO_CMD_PREADV;
 
+	if ((long long)r->carry.aio_nbytes < 0 ||
+	    (r->carry.aio_rw_flags & RWF_BOTH_APPENDS) == RWF_BOTH_APPENDS)
+		return -EINVAL;
+	fl = sys_fcntl(fd, F_GETFL, 0);
 	if (fl < 0 || (fl & O_PATH))
 		return -EBADF;
 	acc = fl & O_ACCMODE;
-	if (reading ? acc == O_WRONLY : acc == O_RDONLY)
+	if (acc == O_ACCMODE || (reading ? acc == O_WRONLY : acc == O_RDONLY))
 		return -EBADF;
 	len = r->carry.aio_nbytes < RW_MAX ? (long long)r->carry.aio_nbytes
 					    : RW_MAX;
@@ -384,8 +397,7 @@ static long queue_check(const struct poll_rec *r)
 		if ((len = iov_total(r)) < 0)
 			return len;
 	}
-	if ((off < 0 || len > LLONG_MAX - off) &&
-	    aioreap_fd_type(fd) != S_IFCHR)
+	if (off < 0 || len > LLONG_MAX - off)
 		return -EINVAL;
 	return 0;
 }
@@ -395,6 +407,13 @@ static long queue_check(const struct poll_rec *r)
  * failing (async_worker.c remembers which). */
 static int straight_to_worker(const struct iocb *cb)
 {
+	const struct kernel_iocb *k = (const struct kernel_iocb *)cb;
+
+	/* What the kernel checks before RWF_NOWAIT, queue_check does not:
+	 * such an iocb is tried (and, on a kernel without RWF_NOWAIT,
+	 * submitted blocking), so that the kernel answers for it. */
+	if (k->aio_reserved2 || k->aio_flags || k->aio_reqprio)
+		return 0;
 	if (atomic_load_explicit(&nowait_missing, memory_order_relaxed))
 		return 1;
 	return !(cb->aio_rw_flags & RWF_NOWAIT) &&

@@ -431,6 +431,11 @@ static long ring_error(struct poll_rec *r, long err)
 	r->carry.aio_nbytes = 0;
 	r->carry.aio_offset = 0;
 	r->carry.aio_rw_flags = 0;
+	/* Nothing that could have been the refusal's reason, so that the
+	 * bell itself is taken: only the program's eventfd stays. */
+	r->carry.aio_reserved2 = 0;
+	r->carry.aio_reqprio = 0;
+	r->carry.aio_flags &= KIOCB_FLAG_RESFD;
 	rec_set(r, REC_DELIVERED);
 	ret = aio_sys_submit(r->ctx, 1, &one);
 	if (ret != 1 && (r->carry.aio_flags & KIOCB_FLAG_RESFD)) {

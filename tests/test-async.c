@@ -1380,66 +1380,112 @@ START_TEST(workers_leave_after_the_last_completion)
 }
 END_TEST
 
-/*
- * A read or write that goes to a worker without a try in the kernel (a
- * FIFO has no non-blocking mode here) is still refused by io_submit
- * where the kernel would refuse it: the wrong direction for the
- * descriptor, a negative offset, too many or bad vectored segments, an
- * unreadable array.  In a batch, io_submit counts the iocbs before the
- * bad one, and those complete.
- */
-START_TEST(bad_iocbs_for_a_worker_are_refused_by_io_submit)
+/* One bad iocb of bad_iocbs_for_a_worker_are_refused_by_io_submit into
+ * *cb, by row number; 0 past the last row. */
+static int bad_row(struct iocb *cb, int row, int rd, int wr)
 {
 	static unsigned char b[64];
 	static struct iovec many[1025], bad[2];
-	struct iocb cb[2], *p[2] = { &cb[0], &cb[1] };
-	struct io_event ev;
+	static void *none;
+	int i;
+
+	if (!none) {
+		none = mmap(NULL, 4096, PROT_NONE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		ck_assert_ptr_ne(none, MAP_FAILED);
+		for (i = 0; i < 1025; i++)
+			many[i] = (struct iovec){ b, 1 };
+		bad[0] = (struct iovec){ b, 1 };
+		bad[1] = (struct iovec){ b, (size_t)-8 };
+	}
+	switch (row) {
+	case 0: io_prep_pread(cb, wr, b, 8, 0); break;
+	case 1: io_prep_pwrite(cb, rd, b, 8, 0); break;
+	case 2: io_prep_pread(cb, rd, b, 8, -1); break;
+	case 3: io_prep_preadv(cb, rd, many, 1025, 0); break;
+	case 4: io_prep_preadv(cb, rd, bad, 2, 0); break;
+	case 5: io_prep_preadv(cb, rd, none, 2, 0); break;
+	case 6:		/* RWF_ATOMIC: refused by the file, not a worker's */
+		io_prep_pread(cb, rd, b, 8, 0);
+		cb->aio_rw_flags = 0x40;
+		break;
+	case 7:		/* RWF_APPEND with RWF_NOAPPEND */
+		io_prep_pread(cb, rd, b, 8, 0);
+		cb->aio_rw_flags = 0x30;
+		break;
+	case 8:		/* the reserved field */
+		io_prep_pread(cb, rd, b, 8, 0);
+		cb->u.c.__pad3 = 1;
+		break;
+	case 9:		/* IOCB_FLAG_IOPRIO with no such class */
+		io_prep_pread(cb, rd, b, 8, 0);
+		cb->u.c.flags = 1u << 1;
+		cb->aio_reqprio = (short)(7 << 13);
+		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/*
+ * A read or write that goes to a worker without a try in the kernel (a
+ * FIFO has no non-blocking mode here, and after 16 refused reads its
+ * reads are not even tried) is still refused by io_submit where the
+ * kernel would refuse it: the wrong direction for the descriptor, a
+ * negative offset, too many or bad vectored segments, an unreadable
+ * array, flags or fields the kernel refuses.  In a batch, io_submit
+ * counts the iocbs before the bad one, and those complete.
+ */
+START_TEST(bad_iocbs_for_a_worker_are_refused_by_io_submit)
+{
+	static unsigned char b[16 * 8];
+	struct iocb cb[16], *p[16];
+	struct io_event ev[16];
 	io_context_t ctx, raw = NULL;
-	void *none;
-	int rd, wr, i;
+	int rd, wr, i, pass;
 
 	test_hang_guard("bad_iocbs_for_a_worker_are_refused_by_io_submit",
 			GUARD_S);
 	if (worker_fifo(&rd, &wr) < 0)
 		return;
-	none = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ck_assert_ptr_ne(none, MAP_FAILED);
-	for (i = 0; i < 1025; i++)
-		many[i] = (struct iovec){ b, 1 };
-	bad[0] = (struct iovec){ b, 1 };
-	bad[1] = (struct iovec){ b, (size_t)-8 };
-	ctx = async_ctx(8);
+	for (i = 0; i < 16; i++)
+		p[i] = &cb[i];
+	ctx = async_ctx(16);
 	ck_assert_int_eq(test_sys_io_setup(8, &raw), 0);
-	for (i = 0; i < 6; i++) {
-		long kernel, ours;
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; bad_row(&cb[0], i, rd, wr); i++) {
+			long kernel = test_sys_io_submit(raw, 1, p), ours;
 
-		switch (i) {
-		case 0: io_prep_pread(&cb[0], wr, b, 8, 0); break;
-		case 1: io_prep_pwrite(&cb[0], rd, b, 8, 0); break;
-		case 2: io_prep_pread(&cb[0], rd, b, 8, -1); break;
-		case 3: io_prep_preadv(&cb[0], rd, many, 1025, 0); break;
-		case 4: io_prep_preadv(&cb[0], rd, bad, 2, 0); break;
-		default: io_prep_preadv(&cb[0], rd, none, 2, 0); break;
+			ck_assert_int_eq(bad_row(&cb[0], i, rd, wr), 1);
+			ours = io_submit(ctx, 1, p);
+			ck_assert_msg(kernel < 0, "pass %d row %d: the kernel "
+				      "took it", pass, i);
+			ck_assert_msg(ours == kernel, "pass %d row %d: io_submit "
+				      "%ld, the kernel %ld", pass, i, ours,
+				      kernel);
 		}
-		kernel = test_sys_io_submit(raw, 1, p);
-		ours = io_submit(ctx, 1, p);
-		ck_assert_msg(kernel < 0, "row %d: the kernel took it", i);
-		ck_assert_msg(ours == kernel, "row %d: io_submit %ld, the "
-			      "kernel %ld", i, ours, kernel);
+		/* 16 reads the FIFO refuses a try for: from then on its
+		 * reads go to a worker untried (the second pass). */
+		for (i = 0; i < 16; i++)
+			io_prep_pread(&cb[i], rd, b + i * 8, 8, 0);
+		ck_assert_int_eq(io_submit(ctx, 16, p), 16);
+		for (i = 0; i < 16; i++)
+			ck_assert_int_eq(write(wr, "12345678", 8), 8);
+		reap_n(ctx, ev, 16);
 	}
 	io_prep_pread(&cb[0], rd, b, 8, 0);
 	cb[0].data = (void *)0x600d;
 	io_prep_pread(&cb[1], rd, b, 8, -1);
 	ck_assert_int_eq(io_submit(ctx, 2, p), 1);
 	ck_assert_int_eq(write(wr, "12345678", 8), 8);
-	reap_n(ctx, &ev, 1);
-	ck_assert_ptr_eq(ev.obj, &cb[0]);
-	ck_assert_ptr_eq(ev.data, (void *)0x600d);
-	ck_assert_int_eq((long)ev.res, 8);
+	reap_n(ctx, ev, 1);
+	ck_assert_ptr_eq(ev[0].obj, &cb[0]);
+	ck_assert_ptr_eq(ev[0].data, (void *)0x600d);
+	ck_assert_int_eq((long)ev[0].res, 8);
 	expect_no_event(ctx);
 	ck_assert_int_eq(io_destroy(ctx), 0);
 	ck_assert_int_eq(test_sys_io_destroy(raw), 0);
-	munmap(none, 4096);
 	close(rd);
 	close(wr);
 }
