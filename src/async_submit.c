@@ -323,7 +323,6 @@ static void fill(struct poll_rec *r, io_context_t ctx, struct iocb *user,
 	if (cb->aio_lio_opcode == IO_CMD_PREADV ||
 	    cb->aio_lio_opcode == IO_CMD_PWRITEV)
 		copy_iov(r);
-	r->hint = HINT_NONE;
 	r->nowait = !(r->carry.aio_rw_flags & RWF_NOWAIT);
 	if (r->nowait)
 		r->carry.aio_rw_flags |= RWF_NOWAIT;

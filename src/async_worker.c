@@ -15,9 +15,7 @@
  *
  * Workers start when something is queued and none is idle (at most
  * MAX_WORKERS; the program's thread starts only the first, and each
- * worker that leaves work queued behind it that no busy worker will
- * serve the next: reads started ahead are served by one, in turn, see
- * hints_take), and leave after
+ * worker that leaves work queued behind it the next), and leave after
  * IDLE_MS with nothing queued: a process
  * with nothing queued keeps no thread and no timer.  They are the C
  * library's threads (pthreads): what they run is the program's own I/O,
@@ -61,9 +59,6 @@ static struct {
 	/* The context each worker is submitting on, or NULL. */
 	io_context_t busy[MAX_WORKERS];
 	unsigned used_slots;		/* bit i: busy[i] has a worker */
-	/* 1 + the slot of the worker serving the reads started ahead in
-	 * turn, or 0 (see hints_take). */
-	unsigned serial;
 } pool;
 
 _Static_assert(MAX_WORKERS <= sizeof(pool.used_slots) * CHAR_BIT,
@@ -528,155 +523,19 @@ static int serve(struct poll_rec *r, int worker, unsigned slot)
 	return 1;
 }
 
-/*
- * Readahead for queued reads.  A worker about to block on one read first
- * starts, with readahead(2), the reads queued behind it that nobody has
- * started, so that their pages are in flight at once; a blocking
- * submission of such a read then waits only for I/O under way.  One
- * worker so serves reads at the device's depth, where a worker a read
- * costs a thread, a sleep and a wake-up for each (aio-bench's buffered
- * reads at QD 32 on a 2-core VM: 33 threads before, 5 to 14 with it).
- * A read the kernel takes no readahead for (a pipe, socket or FIFO,
- * whose read may wait for ever), or opened O_DIRECT (whose pages it
- * would cache for nothing), is HINT_REFUSED and gets a worker of its
- * own as before; so does anything else queued.  Vectored reads are not
- * started ahead.  The readahead runs with the lock let go: a record may
- * be cancelled meanwhile and its duplicate's number reused, and the
- * readahead then reads ahead in some other file, which costs I/O and
- * nothing else; the result goes only to the record its token still
- * names.
- */
-#define HINTS		32
-#define HINT_SCAN	256	/* queued records looked at, at most */
-
-struct hint {
-	uint64_t token, off, len;
-	int fd;
-};
-
-/* Under the lock: up to HINTS queued reads nobody started, now
- * HINT_PENDING, into h; how many. */
-static unsigned hints_take(struct hint *h)
-{
-	struct poll_rec *r;
-	unsigned n = 0, seen = 0;
-
-	for (r = pool.head; r && n < HINTS && seen < HINT_SCAN;
-	     r = r->qnext, seen++) {
-		if (r->hint != HINT_NONE || r->kfd < 0 ||
-		    r->carry.aio_lio_opcode != IO_CMD_PREAD)
-			continue;
-		h[n].token = aioreap_rec_token(r);
-		h[n].fd = r->kfd;
-		h[n].off = r->carry.aio_offset;
-		h[n].len = r->carry.aio_nbytes;
-		r->hint = HINT_PENDING;
-		n++;
-	}
-	return n;
-}
-
-/* Lock let go: each h[i] started; its fd becomes 0 (started) or -1. */
-static void hints_start(struct hint *h, unsigned n)
-{
-	unsigned i;
-
-	for (i = 0; i < n; i++) {
-		long fl = sys_fcntl(h[i].fd, F_GETFL, 0);
-
-		h[i].fd = fl >= 0 && !(fl & O_DIRECT) &&
-			  sys_readahead(h[i].fd, h[i].off,
-					(size_t)h[i].len) == 0 ? 0 : -1;
-	}
-}
-
-/* Under the lock: the results onto the records still named. */
-static void hints_done(const struct hint *h, unsigned n)
-{
-	unsigned i;
-
-	for (i = 0; i < n; i++) {
-		struct poll_rec *r = aioreap_rec_by_token(h[i].token);
-
-		if (r && r->hint == HINT_PENDING)
-			r->hint = h[i].fd == 0 ? HINT_DONE : HINT_REFUSED;
-	}
-}
-
-static int started_ahead(const struct poll_rec *r)
-{
-	return r->hint == HINT_DONE || r->hint == HINT_PENDING;
-}
-
-/*
- * Under the lock: the next record for the worker in slot.  The first
- * queued that needs a worker of its own; else, if no other worker is
- * serving the reads started ahead (or this one is), the first of those,
- * and this worker serves them from then on; else NULL.  A worker that
- * serves them and takes anything else, or nothing, stops serving them,
- * since that may block for ever.  Past HINT_SCAN records, the first.
- */
-static struct poll_rec *take_next(unsigned slot)
-{
-	struct poll_rec **p = &pool.head, *prev = NULL, *r;
-	int mine = pool.serial == slot + 1;
-	unsigned seen = 0;
-
-	for (; (r = *p); prev = r, p = &r->qnext, seen++) {
-		if (started_ahead(r) && seen < HINT_SCAN) {
-			if (pool.serial && !mine)
-				continue;
-			pool.serial = slot + 1;
-		} else if (mine) {
-			pool.serial = 0;
-		}
-		*p = r->qnext;
-		if (pool.tail == r)
-			pool.tail = prev;
-		r->qnext = NULL;
-		return r;
-	}
-	if (mine)
-		pool.serial = 0;
-	return NULL;
-}
-
-/* Under the lock: does what is queued need one more worker: a record
- * that needs one of its own, or reads started ahead that nobody serves?
- * Past HINT_SCAN records, yes. */
-static int queue_needs_worker(void)
-{
-	struct poll_rec *r;
-	unsigned seen = 0;
-
-	for (r = pool.head; r; r = r->qnext)
-		if (!started_ahead(r) || !pool.serial || ++seen > HINT_SCAN)
-			return 1;
-	return 0;
-}
-
 static void *worker_main(void *arg)
 {
 	unsigned slot = (unsigned)(uintptr_t)arg;
-	struct hint h[HINTS];
 
 	/* Started with every signal blocked (wake_worker), for good. */
 	aioreap_pe_enter_blocked();
 	for (;;) {
-		unsigned n = hints_take(h);
-		struct poll_rec *r;
+		struct poll_rec *r = take(NULL, NULL);
 
-		if (n) {
-			aioreap_pe_leave_blocked();
-			hints_start(h, n);
-			aioreap_pe_enter_blocked();
-			hints_done(h, n);
-		}
-		if ((r = take_next(slot))) {
-			/* More queued than the busy workers serve, and
-			 * nobody idle: one more worker, up to MAX_WORKERS
-			 * (each new one does the same). */
-			if (!pool.idle && queue_needs_worker())
+		if (r) {
+			/* More queued and nobody idle: one more worker, up to
+			 * MAX_WORKERS (each new one does the same). */
+			if (pool.head && !pool.idle)
 				start_worker();
 			if (!serve(r, 1, slot)) {
 				aioreap_pe_leave_blocked();
@@ -685,13 +544,11 @@ static void *worker_main(void *arg)
 			}
 			continue;
 		}
-		/* Nothing for this one (another worker took it, or serves
-		 * it in turn): wait again, and leave after IDLE_MS with
-		 * nothing that needs it. */
+		/* Woken for work another worker took: wait again. */
 		if (idle_wait(atomic_load_explicit(&work_seq,
 						   memory_order_relaxed)) &&
-		    !queue_needs_worker())
-			break;
+		    !pool.head)
+			break;	/* IDLE_MS with nothing queued */
 	}
 	pool.used_slots &= ~(1u << slot);
 	aioreap_pe_leave_blocked();

@@ -59,9 +59,6 @@ struct poll_rec {
 	 * that carry points at, in iov_small or mapped (iov_map bytes). */
 	int async;
 	int nowait;
-	/* A queued read's readahead (async_worker.c): HINT_NONE, or taken
-	 * by a worker (HINT_PENDING), then HINT_DONE or HINT_REFUSED. */
-	int hint;
 	/* The library's own duplicates of the program's descriptor and of
 	 * its RESFD eventfd, which carry names (or -1: the program's own):
 	 * a worker submits after io_submit returned, when the program's
@@ -76,9 +73,6 @@ struct poll_rec {
 	struct poll_rec *qnext;	/* backlog or free list */
 	struct poll_rec *rnext;	/* recycle list */
 };
-
-/* poll_rec.hint's values. */
-enum { HINT_NONE, HINT_PENDING, HINT_DONE, HINT_REFUSED };
 
 /* Records in REC_ARMED (under the lock): the helper thread has work
  * while there are any. */

@@ -15,7 +15,6 @@
 #define LIBAIO_RAW_SYSCALL_H
 
 #include <errno.h>
-#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -486,14 +485,6 @@ static inline long sys_fstat(int fd, struct stat *st)
 	r = -errno;
 	errno = saved;
 	return r;
-}
-
-/* readahead, through the C library as well: its offset is split
- * across two registers, and padded, differently on each 32-bit target.
- * Only async submission's workers call it, and errno is their own. */
-static inline long sys_readahead(int fd, uint64_t off, size_t len)
-{
-	return readahead(fd, (long long)off, len) == 0 ? 0 : -errno;
 }
 
 static inline long sys_kcmp(long pid, int type, long idx1, long idx2)
