@@ -229,18 +229,31 @@ static int start_worker(void)
 	return ok;
 }
 
+/* Under the lock: is every worker inside a submission (busy[] holds
+ * its context meanwhile)? */
+static int all_submitting(void)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < MAX_WORKERS; i++)
+		n += pool.busy[i] != NULL;
+	return n == worker_count();
+}
+
 /*
- * A worker for what is queued: wake an idle one, or start the first.
- * Further workers are started by the busy ones (worker_main), not here:
+ * A worker for what is queued: wake an idle one, or start one.  Further
+ * workers are mostly started by the busy ones (worker_main), not here:
  * starting a thread takes tens of microseconds, and here that would be
- * inside the program's io_submit.
+ * inside the program's io_submit.  But where every worker is inside a
+ * submission, which may last for ever (a read of a FIFO nobody writes),
+ * none of them will come back to start one: then here.
  */
 static void wake_worker(void)
 {
 	atomic_fetch_add_explicit(&work_seq, 1, memory_order_relaxed);
 	if (pool.idle)
 		sys_futex_wake((int *)&work_seq, 1);
-	else if (!worker_count())
+	else if (all_submitting())
 		start_worker();
 }
 

@@ -1491,6 +1491,54 @@ START_TEST(bad_iocbs_for_a_worker_are_refused_by_io_submit)
 }
 END_TEST
 
+/*
+ * A request queued while every worker is inside a submission that may
+ * never end (a read of a FIFO nobody writes) still gets a worker: the
+ * second FIFO's read, whose data is there, completes while the first
+ * still waits.
+ */
+START_TEST(a_request_queued_behind_a_worker_blocked_for_ever_completes)
+{
+	unsigned char b1[8], b2[8];
+	struct iocb cb1, cb2, *p1 = &cb1, *p2 = &cb2;
+	struct io_event ev;
+	io_context_t ctx;
+	int rd1, wr1, rd2, wr2, base = base_threads(), i;
+
+	test_hang_guard("a_request_queued_behind_a_worker_blocked_for_ever_completes",
+			GUARD_S);
+	if (worker_fifo(&rd1, &wr1) < 0)
+		return;
+	ck_assert_int_eq(worker_fifo(&rd2, &wr2), 0);
+	ctx = async_ctx(4);
+	io_prep_pread(&cb1, rd1, b1, sizeof(b1), 0);
+	ck_assert_int_eq(io_submit(ctx, 1, &p1), 1);
+	/* Until its worker waits in the kernel, and is the only one. */
+	for (i = 0; tasks_in_submit() != 1; i++) {
+		ck_assert_int_lt(i, SETTLE_S * 100);
+		usleep(10000);
+	}
+	ck_assert_int_eq(test_threads_settle_to(base + 1, SETTLE_S), base + 1);
+	ck_assert_int_eq(write(wr2, "12345678", 8), 8);
+	io_prep_pread(&cb2, rd2, b2, sizeof(b2), 0);
+	cb2.data = (void *)0xf1f0;
+	ck_assert_int_eq(io_submit(ctx, 1, &p2), 1);
+	reap_n(ctx, &ev, 1);
+	ck_assert_ptr_eq(ev.obj, &cb2);
+	ck_assert_ptr_eq(ev.data, (void *)0xf1f0);
+	ck_assert_int_eq((long)ev.res, 8);
+	ck_assert_int_eq(write(wr1, "abcdefgh", 8), 8);
+	reap_n(ctx, &ev, 1);
+	ck_assert_ptr_eq(ev.obj, &cb1);
+	ck_assert_int_eq((long)ev.res, 8);
+	ck_assert_int_eq(io_destroy(ctx), 0);
+	close(rd1);
+	close(wr1);
+	close(rd2);
+	close(wr2);
+}
+END_TEST
+
 Suite *test_suite(void)
 {
 	Suite *s = suite_create("async");
@@ -1507,6 +1555,7 @@ Suite *test_suite(void)
 	tcase_add_test(t, vectored_reads_survive_an_iovec_array_freed_after_submit);
 	tcase_add_test(t, a_descriptor_number_reused_after_io_submit_keeps_its_file);
 	tcase_add_test(t, bad_iocbs_for_a_worker_are_refused_by_io_submit);
+	tcase_add_test(t, a_request_queued_behind_a_worker_blocked_for_ever_completes);
 	tcase_add_test(t, cancel_of_queued_reads_gives_ecanceled_and_no_event);
 	tcase_add_test(t, cancel_of_reads_the_kernel_holds_answers_as_the_kernel);
 	tcase_add_test(t, destroy_with_queued_reads_and_busy_workers_leaves_no_thread);
