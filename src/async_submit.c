@@ -155,13 +155,12 @@ void aioreap_async_setup_done(io_context_t ctx)
 /* --- submission ----------------------------------------------------------- */
 
 /* The flags of aio_rw_flags async submission takes on: RWF_DSYNC,
- * RWF_SYNC, RWF_NOWAIT, RWF_APPEND and RWF_NOAPPEND.  An iocb with any
- * other goes to the kernel unchanged: one it does not know, or one it
- * refuses on most files (RWF_HIPRI, RWF_ATOMIC, RWF_DONTCACHE), is its
- * to refuse with EOPNOTSUPP, and a try would read that refusal as a
- * file with no non-blocking mode. */
-#define RWF_KNOWN	0x3eu
-#define RWF_BOTH_APPENDS 0x30u	/* RWF_APPEND | RWF_NOAPPEND */
+ * RWF_SYNC, RWF_NOWAIT and RWF_APPEND (Linux 4.16).  An iocb with any
+ * other goes to the kernel unchanged: one it does not know (RWF_NOAPPEND
+ * before 6.9), or one it refuses on most files (RWF_HIPRI, RWF_ATOMIC,
+ * RWF_DONTCACHE), is its to refuse with EOPNOTSUPP, and a try would
+ * read that refusal as a file with no non-blocking mode. */
+#define RWF_KNOWN	0x1eu
 
 /* Is the copy cb a read or write async submission takes? */
 static int is_rw(const struct iocb *cb)
@@ -356,8 +355,7 @@ static long long iov_total(const struct poll_rec *r)
  * goes to a worker without it (no non-blocking mode, or tries that keep
  * failing): without this, a worker's submission would answer in an
  * event what io_submit answers for the kernel.  0, or the kernel's
- * answer: EINVAL for a byte count negative as a signed size, or for
- * RWF_APPEND with RWF_NOAPPEND; EBADF for a descriptor not open in
+ * answer: EINVAL for a byte count negative as a signed size; EBADF for a descriptor not open in
  * r's direction; EINVAL for a vectored array of more than 1024 segments
  * or with a bad length, and for a negative offset or an end past the
  * largest one (the files that take any offset have no method aio can
@@ -377,8 +375,7 @@ static long queue_check(const struct poll_rec *r)
 	int reading = r->carry.aio_lio_opcode == IO_CMD_PREAD ||
 		      r->carry.aio_lio_opcode == IO_CMD_PREADV;
 
-	if ((long long)r->carry.aio_nbytes < 0 ||
-	    (r->carry.aio_rw_flags & RWF_BOTH_APPENDS) == RWF_BOTH_APPENDS)
+	if ((long long)r->carry.aio_nbytes < 0)
 		return -EINVAL;
 	fl = sys_fcntl(fd, F_GETFL, 0);
 	if (fl < 0 || (fl & O_PATH))
