@@ -133,6 +133,30 @@ fio --name=back --filename=/var/tmp/fio.dat --size=8M --rw=randrw --bs=4k \
 echo "fio on the distribution's $runtime $dist: verify passed"
 EOF
 
+# fio on the installed library with async submission on for every
+# context (LIBAIO_ASYNC=1), crc32c on every block: buffered random writes
+# at iodepth 32 and their verify, then a random read of the whole file on
+# a cold cache (fio drops its pages first) checked block by block; O_DIRECT
+# random writes and their verify.
+cat > "$work/fio-async.sh" <<'EOF'
+f=/var/tmp/fio-async.dat
+for job in "buffered-write --direct=0 --rw=randwrite --do_verify=1 --end_fsync=1" \
+	"buffered-read --direct=0 --rw=randread --invalidate=1" \
+	"direct-write --direct=1 --rw=randwrite --do_verify=1"; do
+	# shellcheck disable=SC2086 # the job's name and options are words
+	set -- $job
+	name=$1
+	shift
+	LIBAIO_ASYNC=1 fio --name="$name" --filename=$f --size=32M --bs=4k \
+		--ioengine=libaio --iodepth=32 --verify=crc32c --verify_fatal=1 "$@" \
+		--output-format=terse --terse-version=3 > fio.out || { cat fio.out; exit 1; }
+	awk -F';' -v n="$name" '{ printf "%s: error=%s read_kb=%s write_kb=%s\n", n, $5, $6, $47 }' fio.out
+	[ "$(cut -d';' -f5 fio.out)" = 0 ] || { cat fio.out; exit 1; }
+done
+rm -f $f
+echo "fio with LIBAIO_ASYNC=1: verify passed"
+EOF
+
 # run_autopkgtest DIR DEB...: debian/tests against DEB... in $root, with
 # DIR's (packaging/debian or packaging/debian-t64) control and changelog,
 # through autopkgtest's chroot backend (its unshare backend needs
@@ -188,7 +212,7 @@ tar=$(ci_tarball run --variant=apt \
 	--include=fio,qemu-utils,gcc,libc6-dev,pkgconf,man-db,dpkg-dev,apt-utils \
 	"$(dist_hook libaio1 libaio-dev)" "$nomandb")
 root=$work/root
-fresh_root "$tar" "${plain[@]}" "$work/prog.c" "$work/downgrade.sh"
+fresh_root "$tar" "${plain[@]}" "$work/prog.c" "$work/downgrade.sh" "$work/fio-async.sh"
 new_in_root "libaio1 $v12 over Debian 12's libaio1" test1.sh <<'EOF'
 echo "=== before: $(dpkg-query -W libaio1)"
 dpkg -i ./libaio1_*.deb ./libaio-dev_*.deb
@@ -224,6 +248,9 @@ awk -F';' '{ printf "error=%s read_kb=%s write_kb=%s\n", $5, $6, $47 }' fio.out
 [ "$(cut -d';' -f5 fio.out)" = 0 ] || { cat fio.out; exit 1; }
 rm -f /var/tmp/fio.dat
 
+echo "=== fio, libaio engine, async submission (LIBAIO_ASYNC=1), crc32c verify"
+sh -eu ./fio-async.sh
+
 echo "=== qemu-io --aio native"
 qemu-img create -q -f raw /var/tmp/q.img 64M
 qemu-io -f raw -t none --aio native \
@@ -239,7 +266,7 @@ in_root "a program built against ours; Debian 12's packages put back" downgrade.
 took "part 1"
 
 part=2
-fresh_root "$tar" "${t64[@]}"
+fresh_root "$tar" "${t64[@]}" "$work/fio-async.sh"
 new_in_root "libaio1t64 $v13 replaces Debian 12's libaio1" test2.sh <<'EOF'
 echo "=== before: $(dpkg-query -W libaio1 fio | tr '\n' ' ')"
 apt-get install -y -q /ci/libaio1t64_*.deb /ci/libaio-dev_*.deb
@@ -253,6 +280,7 @@ grep -q AIOREAP_1.0 "$(readlink -f "$lib")"
 fio --name=t64 --filename=/var/tmp/fio.dat --size=8M --rw=randrw --bs=4k \
 	--ioengine=libaio --iodepth=8 --direct=1 --verify=crc32c --verify_fatal=1 \
 	--output-format=terse --terse-version=3 | cut -d';' -f5 | grep -qx 0
+sh -eu ./fio-async.sh
 EOF
 took "part 2"
 

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Sanitizer job, out of tree, with clang (CC=gcc works too):
-#  asan  ASan+UBSan, `make check` of every Check program (each in the six
+#  asan  ASan+UBSan, `make check` of every Check program (each in the seven
 #        library modes of tests/all-modes.sh) in $ASAN_BUILD;
 #  tsan  ThreadSanitizer on the threaded tests, every mode, in $TSAN_BUILD.
 # SAN_JOBS="asan" or "tsan" runs one half.  The library is built shared,
@@ -29,7 +29,7 @@ job_asan() {
 	build "$ASAN_BUILD" "$f"
 	export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
 	export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-	# Every Check program (each in all six modes).  The shell tests are
+	# Every Check program (each in all seven modes).  The shell tests are
 	# left out: they link uninstrumented programs against the library
 	# (abi-*, man-examples: undefined __asan_* symbols), list its imports
 	# (abi-symbols: the sanitizer runtime's), or run valgrind or strace
@@ -37,7 +37,8 @@ job_asan() {
 	local progs
 	progs=$(ci_check_programs)
 	echo "programs: $progs"
-	make -j"$ci_jobs" check TESTS="$progs" >check.log 2>&1 ||
+	LIBAIO_TEST_MODES="native poll pgetevents ring poll,pgetevents,ring seccomp-pgetevents async" \
+		make -j"$ci_jobs" check TESTS="$progs" >check.log 2>&1 ||
 		{ grep -E '^(FAIL|ERROR|XPASS)' check.log; ci_failed_logs; return 1; }
 	grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR)' check.log
 	# A report in a test that passed anyway fails the job too.
@@ -53,9 +54,10 @@ job_tsan() {
 	# conflicts).  The suppression file is for genuinely invisible
 	# orderings only; see .ci/tsan.supp for what is in it and why.
 	export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$src/.ci/tsan.supp"
-	ci_make tests/test-reaper tests/test-soak tests/test-edges tests/test-poll
+	ci_make tests/test-reaper tests/test-soak tests/test-edges tests/test-poll \
+		tests/test-async
 	local t rc=0 r s f
-	for t in test-reaper test-soak test-edges test-poll; do
+	for t in test-reaper test-soak test-edges test-poll test-async; do
 		echo "--- $t"
 		"$src/tests/all-modes.sh" "./tests/$t" >"$t-tsan.log" 2>&1 || rc=1
 		grep -E '^== mode|^[0-9]+%|soak:' "$t-tsan.log" || true

@@ -57,7 +57,9 @@ run_job() {
 
 job_check() {
 	ci_build "$top/build-ci" --enable-werror
-	make -j"$ci_jobs" check || { ci_failed_logs; return 1; }
+	# The six modes and async submission's (tests/all-modes.sh).
+	LIBAIO_TEST_MODES="native poll pgetevents ring poll,pgetevents,ring seccomp-pgetevents async" \
+		make -j"$ci_jobs" check || { ci_failed_logs; return 1; }
 	# shellcheck disable=SC2046
 	ci_counts check $(ci_suite_counts test-suite.log)
 }

@@ -34,6 +34,12 @@ enum async_count {
 };
 void aioreap_async_count(enum async_count which);
 
+/* Is a try without blocking worth making for an opcode on the
+ * program's fd (not where tries keep failing)?  And
+ * what such a try came to (done: it
+ * completed without blocking; 0: the file refused it).  No lock. */
+int aioreap_async_try_pays(int fd, unsigned opcode);
+void aioreap_async_note_try(int fd, unsigned opcode, int done);
 /* Under the lock: r no longer tried without blocking. */
 void aioreap_async_unmark(struct poll_rec *r);
 /* r's event, claimed by a reaper, from in to out (which may be the same

@@ -14,7 +14,9 @@
  * record's name, whose event the reap rewrites into the error.
  *
  * Workers start when something is queued and none is idle (at most
- * MAX_WORKERS), and leave after IDLE_MS with nothing queued: a process
+ * MAX_WORKERS; the program's thread starts only the first, and each
+ * worker that leaves work queued behind it the next), and leave after
+ * IDLE_MS with nothing queued: a process
  * with nothing queued keeps no thread and no timer.  They are the C
  * library's threads (pthreads): what they run is the program's own I/O,
  * so the process may well wait for them, and they call into the C
@@ -34,7 +36,6 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 
 #include "async.h"
 #include "export.h"
@@ -54,11 +55,21 @@
 
 static struct {
 	struct poll_rec *head, *tail;	/* the queue */
-	unsigned workers, idle;
+	unsigned idle;
 	/* The context each worker is submitting on, or NULL. */
 	io_context_t busy[MAX_WORKERS];
 	unsigned used_slots;		/* bit i: busy[i] has a worker */
 } pool;
+
+_Static_assert(MAX_WORKERS <= sizeof(pool.used_slots) * CHAR_BIT,
+	       "a bit of used_slots for each worker");
+
+/* Under the lock: how many workers there are, from the slots they hold,
+ * so that no separate count can disagree with them. */
+static unsigned worker_count(void)
+{
+	return (unsigned)__builtin_popcount(pool.used_slots);
+}
 
 /* Futex words: bumped (under the lock) when work is queued, and when a
  * worker leaves a submission. */
@@ -76,8 +87,6 @@ void aioreap_async_count(enum async_count which)
 AIO_PUBLIC int io_async_stats(struct io_async_stats *stats, size_t size)
 {
 	struct io_async_stats s;
-	struct iovec local = { &s, 0 }, remote = { stats, 0 };
-	long got;
 
 	if (!stats || !size)
 		return -EINVAL;
@@ -94,16 +103,8 @@ AIO_PUBLIC int io_async_stats(struct io_async_stats *stats, size_t size)
 					   memory_order_relaxed);
 	s.failed = atomic_load_explicit(&counts[ASYNC_FAILED],
 					memory_order_relaxed);
-	if (obviously_bad_pointer(stats))
-		return -EFAULT;
-	local.iov_len = remote.iov_len = size;
-	got = sys_vm_write(&local, &remote);
-	if (got == (long)size)
-		return 0;
-	if (got >= 0 || got == -EFAULT)
-		return -EFAULT;
-	memcpy(stats, &s, size);	/* the call is refused: plainly */
-	return 0;
+	/* EFAULT where stats is not writable, as from a system call. */
+	return aioreap_user_store(stats, &s, size);
 }
 
 /* Under the lock: r no longer tried without blocking. */
@@ -123,50 +124,154 @@ int aioreap_async_complete(struct poll_rec *r, const struct io_event *in,
 	unsigned long res2 = in->res2;
 
 	if (r->nowait && (res == -EAGAIN || res == -EOPNOTSUPP)) {
+		aioreap_async_note_try(r->user_fd, r->carry.aio_lio_opcode,
+				       0);
 		aioreap_async_redrive(r);
 		return 0;
 	}
-	if (r->nowait)
+	if (r->nowait) {
+		aioreap_async_note_try(r->user_fd, r->carry.aio_lio_opcode,
+				       1);
 		aioreap_async_count(ASYNC_INLINE);
+	}
 	memcpy(out, &r->user_data, sizeof(r->user_data));
 	out->obj = r->user;
 	out->res = (unsigned long)res;
 	out->res2 = res2;
+	/* Done with: no descriptor of the library's outlives its event. */
+	aioreap_rec_close_dups(r);
 	aioreap_rec_recycle_push(r);
 	return 1;
+}
+
+/*
+ * Tries that keep failing, by descriptor number and direction.  Writes:
+ * ext4 and tmpfs on Linux 6.18 have no non-blocking buffered write
+ * (EOPNOTSUPP, as the completion or at submission), so each try costs a
+ * system call and a reap for nothing.  Reads: a file read at random on a
+ * cold cache fails nearly every try (-EAGAIN), and each failure adds the
+ * try's system call and a hand-over to the request's time.  After
+ * memo_after refusals in a row (a long run for reads, which hit the
+ * cache now and then), that direction of the descriptor goes straight
+ * to a worker, but for one try in MEMO_PROBE (the cache may have warmed,
+ * the number may name another file by now); a try that completes
+ * without blocking forgets the refusals.  Relaxed: a stale count only
+ * costs a try, or saves one.
+ */
+#define MEMO_FDS	1024
+#define MEMO_PROBE	64
+static const unsigned char memo_after[2] = { 16, 4 };	/* read, write */
+static _Atomic unsigned char refusals[2][MEMO_FDS];
+static _Atomic unsigned memo_tries;
+
+static int is_write(unsigned opcode)
+{
+	return opcode == IO_CMD_PWRITE || opcode == IO_CMD_PWRITEV;
+}
+
+int aioreap_async_try_pays(int fd, unsigned opcode)
+{
+	int w = is_write(opcode);
+
+	if (fd < 0 || fd >= MEMO_FDS ||
+	    atomic_load_explicit(&refusals[w][fd], memory_order_relaxed) <
+		    memo_after[w])
+		return 1;
+	return atomic_fetch_add_explicit(&memo_tries, 1,
+					 memory_order_relaxed) %
+		       MEMO_PROBE == 0;
+}
+
+void aioreap_async_note_try(int fd, unsigned opcode, int done)
+{
+	int w = is_write(opcode);
+	_Atomic unsigned char *c;
+	unsigned char n;
+
+	if (fd < 0 || fd >= MEMO_FDS)
+		return;
+	c = &refusals[w][fd];
+	n = atomic_load_explicit(c, memory_order_relaxed);
+	if (done)
+		n = 0;
+	else if (n < memo_after[w])
+		n++;
+	atomic_store_explicit(c, n, memory_order_relaxed);
 }
 
 /* --- the queue, under the lock ----------------------------------------- */
 
 static void *worker_main(void *arg);
+static int serve(struct poll_rec *r, int worker, unsigned slot);
 
-/* A worker for what is queued: wake an idle one, or start one. */
-static void wake_worker(void)
+/* Start a worker: 1 if it started. */
+static int start_worker(void)
 {
 	pthread_attr_t attr;
 	pthread_t t;
 	unsigned slot;
+	int ok;
 
-	atomic_fetch_add_explicit(&work_seq, 1, memory_order_relaxed);
-	if (pool.idle) {
-		sys_futex_wake((int *)&work_seq, 1);
-		return;
-	}
-	if (pool.workers >= MAX_WORKERS)
-		return;		/* a busy one takes it next */
+	if (worker_count() >= MAX_WORKERS)
+		return 0;
 	for (slot = 0; pool.used_slots & (1u << slot); slot++)
 		;
-	/* Called with every signal blocked (the lock's rule): the worker
-	 * starts with them all blocked. */
+	/* Called with every signal blocked (the lock's rule, and a
+	 * worker's own mask): the worker starts with them all blocked. */
 	pthread_attr_init(&attr);
 	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
-	if (pthread_create(&t, &attr, worker_main,
-			   (void *)(uintptr_t)slot) == 0) {
-		pool.workers++;
-		pool.used_slots |= 1u << slot;
-	}
+	ok = pthread_create(&t, &attr, worker_main,
+			    (void *)(uintptr_t)slot) == 0;
 	pthread_attr_destroy(&attr);
+	if (ok)
+		pool.used_slots |= 1u << slot;
+	return ok;
+}
+
+/* Under the lock: is every worker inside a submission (busy[] holds
+ * its context meanwhile)? */
+static int all_submitting(void)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < MAX_WORKERS; i++)
+		n += pool.busy[i] != NULL;
+	return n == worker_count();
+}
+
+/*
+ * A worker for what is queued: wake an idle one, or start one.  Further
+ * workers are mostly started by the busy ones (worker_main), not here:
+ * starting a thread takes tens of microseconds, and here that would be
+ * inside the program's io_submit.  But where every worker is inside a
+ * submission, which may last for ever (a read of a FIFO nobody writes),
+ * none of them will come back to start one: then here.
+ */
+static void wake_worker(void)
+{
+	atomic_fetch_add_explicit(&work_seq, 1, memory_order_relaxed);
+	if (pool.idle)
+		sys_futex_wake((int *)&work_seq, 1);
+	else if (all_submitting())
+		start_worker();
+}
+
+/* Take the first queued record that matches (ctx NULL: any), or NULL. */
+static struct poll_rec *take(io_context_t ctx, const struct iocb *iocb)
+{
+	struct poll_rec **p = &pool.head, *prev = NULL, *r;
+
+	for (; (r = *p); prev = r, p = &r->qnext) {
+		if (ctx && (r->ctx != ctx || (iocb && r->user != iocb)))
+			continue;
+		*p = r->qnext;
+		if (pool.tail == r)
+			pool.tail = prev;
+		r->qnext = NULL;
+		return r;
+	}
+	return NULL;
 }
 
 void aioreap_async_queue(struct poll_rec *r)
@@ -180,6 +285,12 @@ void aioreap_async_queue(struct poll_rec *r)
 		pool.head = r;
 	pool.tail = r;
 	wake_worker();
+	/* No worker, and none could start (a limit on threads, a sandbox
+	 * that refuses clone): the caller does what stock libaio does,
+	 * blocking, rather than leave the request unserved.  A full ring
+	 * leaves the rest queued for the next call that queues. */
+	while (!worker_count() && (r = take(NULL, NULL)) && serve(r, 0, 0))
+		;
 }
 
 void aioreap_async_redrive(struct poll_rec *r)
@@ -224,23 +335,6 @@ void aioreap_async_kick(void)
 	aioreap_pe_enter(&old);
 	aioreap_async_drain_locked();
 	aioreap_pe_leave(&old);
-}
-
-/* Take the first queued record that matches (ctx NULL: any), or NULL. */
-static struct poll_rec *take(io_context_t ctx, const struct iocb *iocb)
-{
-	struct poll_rec **p = &pool.head, *prev = NULL, *r;
-
-	for (; (r = *p); prev = r, p = &r->qnext) {
-		if (ctx && (r->ctx != ctx || (iocb && r->user != iocb)))
-			continue;
-		*p = r->qnext;
-		if (pool.tail == r)
-			pool.tail = prev;
-		r->qnext = NULL;
-		return r;
-	}
-	return NULL;
 }
 
 struct poll_rec *aioreap_async_unqueue_one(io_context_t ctx,
@@ -330,15 +424,31 @@ static long ring_error(struct poll_rec *r, long err)
 	if (fd < 0)
 		fd = aioreap_fd_above_stdio(sys_openat(
 			AT_FDCWD, "/dev/zero", O_RDONLY | O_CLOEXEC));
-	if (fd < 0)
-		return fd;
 	r->err = err;
 	r->carry.aio_lio_opcode = IO_CMD_PREAD;
-	r->carry.aio_fildes = (uint32_t)fd;
+	if (fd < 0 && r->kfd >= 0) {
+		/* No number left for a bell: a 0-byte op on the request's
+		 * own file, which completes at once (a write where the
+		 * file is not open for reading). */
+		long fl = sys_fcntl(r->kfd, F_GETFL, 0);
+
+		if (fl >= 0 && (fl & O_ACCMODE) == O_WRONLY)
+			r->carry.aio_lio_opcode = IO_CMD_PWRITE;
+		r->carry.aio_fildes = (uint32_t)r->kfd;
+	} else if (fd < 0) {
+		return fd;
+	} else {
+		r->carry.aio_fildes = (uint32_t)fd;
+	}
 	r->carry.aio_buf = 0;
 	r->carry.aio_nbytes = 0;
 	r->carry.aio_offset = 0;
 	r->carry.aio_rw_flags = 0;
+	/* Nothing that could have been the refusal's reason, so that the
+	 * bell itself is taken: only the program's eventfd stays. */
+	r->carry.aio_reserved2 = 0;
+	r->carry.aio_reqprio = 0;
+	r->carry.aio_flags &= KIOCB_FLAG_RESFD;
 	rec_set(r, REC_DELIVERED);
 	ret = aio_sys_submit(r->ctx, 1, &one);
 	if (ret != 1 && (r->carry.aio_flags & KIOCB_FLAG_RESFD)) {
@@ -346,7 +456,8 @@ static long ring_error(struct poll_rec *r, long err)
 		r->carry.aio_flags &= ~KIOCB_FLAG_RESFD;
 		ret = aio_sys_submit(r->ctx, 1, &one);
 	}
-	sys_close((int)fd);	/* the kernel holds the file, or never will */
+	if (fd >= 0)
+		sys_close((int)fd);	/* the kernel holds it, or never will */
 	if (ret == 1)
 		return 0;
 	rec_move(r, REC_DELIVERED, REC_FIRED);
@@ -355,15 +466,15 @@ static long ring_error(struct poll_rec *r, long err)
 
 /* Wait, with the lock let go, for work queued after seq: 0, or 1 when
  * IDLE_MS passed with none. */
-static int idle_wait(sigset_t *old, unsigned seq)
+static int idle_wait(unsigned seq)
 {
 	const __kernel_long_t ts[2] = { 0, (__kernel_long_t)IDLE_MS * 1000000 };
 	long ret;
 
 	pool.idle++;
-	aioreap_pe_leave(old);
+	aioreap_pe_leave_blocked();
 	ret = sys_futex_wait_for((int *)&work_seq, seq, ts);
-	aioreap_pe_enter(old);
+	aioreap_pe_enter_blocked();
 	pool.idle--;
 	return ret == -ETIMEDOUT || ret == -ENOSYS;
 }
@@ -376,62 +487,83 @@ static void nap_ms(int ms)
 	sys_futex_wait_for(&never, 0, ts);
 }
 
-static void *worker_main(void *arg)
+/*
+ * Under the lock: submit r, blocking, on its context.  A worker (slot
+ * its own) lets go of the lock meanwhile and marks the context busy; the
+ * program thread that serves the queue itself when no worker could
+ * start keeps it.  0 when the ring is full and r is
+ * back at the queue's head, else 1 (in the kernel, its error on its way
+ * to the ring, or dropped with its context).
+ */
+static int serve(struct poll_rec *r, int worker, unsigned slot)
 {
-	unsigned slot = (unsigned)(uintptr_t)arg;
-	sigset_t old;
+	io_context_t ctx = r->ctx;
+	struct iocb *one = (struct iocb *)&r->carry;
+	long ret;
 
-	aioreap_pe_enter(&old);
-	for (;;) {
-		struct poll_rec *r = take(NULL, NULL);
-		struct iocb *one;
-		io_context_t ctx;
-		long ret;
-
-		if (!r) {
-			/* Woken for work another worker took: wait again. */
-			if (idle_wait(&old, atomic_load_explicit(
-					     &work_seq, memory_order_relaxed)) &&
-			    !pool.head)
-				break;	/* IDLE_MS with nothing queued */
-			continue;
-		}
-		ctx = r->ctx;
-		if (aioreap_poll_ctx_dying(ctx)) {
-			aioreap_rec_free(r);	/* as the kernel drops it */
-			continue;
-		}
+	if (aioreap_poll_ctx_dying(ctx)) {
+		aioreap_rec_free(r);	/* as the kernel drops it */
+		return 1;
+	}
+	/* Before the submission: its event may be reaped first. */
+	rec_set(r, REC_DELIVERED);
+	if (worker) {
 		pool.busy[slot] = ctx;
-		/* Before the submission: its event may be reaped first. */
-		rec_set(r, REC_DELIVERED);
-		aioreap_pe_leave(&old);
-		one = (struct iocb *)&r->carry;
-		ret = aio_sys_submit(ctx, 1, &one);
-		aioreap_pe_enter(&old);
+		aioreap_pe_leave_blocked();
+	}
+	ret = aio_sys_submit(ctx, 1, &one);
+	if (worker) {
+		aioreap_pe_enter_blocked();
 		pool.busy[slot] = NULL;
 		atomic_fetch_add_explicit(&busy_seq, 1, memory_order_relaxed);
 		sys_futex_wake((int *)&busy_seq, INT_MAX);
-		if (ret == 1)
-			continue;
-		/* Not in the kernel, so no event names it: still ours. */
-		rec_move(r, REC_DELIVERED, REC_FIRED);
-		if (ret == -EAGAIN) {
-			/* A full ring: a reap makes room, and tells nobody. */
-			r->qnext = pool.head;
-			pool.head = r;
-			if (!pool.tail)
-				pool.tail = r;
-			aioreap_pe_leave(&old);
-			nap_ms(FULL_RETRY_MS);
-			aioreap_pe_enter(&old);
+	}
+	if (ret == 1)
+		return 1;
+	/* Not in the kernel, so no event names it: still ours. */
+	rec_move(r, REC_DELIVERED, REC_FIRED);
+	if (ret == -EAGAIN) {
+		/* A full ring: a reap makes room, and tells nobody. */
+		r->qnext = pool.head;
+		pool.head = r;
+		if (!pool.tail)
+			pool.tail = r;
+		return 0;
+	}
+	aioreap_async_count(ASYNC_FAILED);
+	if (ring_error(r, ret) < 0)
+		aioreap_rec_free(r);
+	return 1;
+}
+
+static void *worker_main(void *arg)
+{
+	unsigned slot = (unsigned)(uintptr_t)arg;
+
+	/* Started with every signal blocked (wake_worker), for good. */
+	aioreap_pe_enter_blocked();
+	for (;;) {
+		struct poll_rec *r = take(NULL, NULL);
+
+		if (r) {
+			/* More queued and nobody idle: one more worker, up to
+			 * MAX_WORKERS (each new one does the same). */
+			if (pool.head && !pool.idle)
+				start_worker();
+			if (!serve(r, 1, slot)) {
+				aioreap_pe_leave_blocked();
+				nap_ms(FULL_RETRY_MS);
+				aioreap_pe_enter_blocked();
+			}
 			continue;
 		}
-		aioreap_async_count(ASYNC_FAILED);
-		if (ring_error(r, ret) < 0)
-			aioreap_rec_free(r);
+		/* Woken for work another worker took: wait again. */
+		if (idle_wait(atomic_load_explicit(&work_seq,
+						   memory_order_relaxed)) &&
+		    !pool.head)
+			break;	/* IDLE_MS with nothing queued */
 	}
-	pool.workers--;
 	pool.used_slots &= ~(1u << slot);
-	aioreap_pe_leave(&old);
+	aioreap_pe_leave_blocked();
 	return NULL;
 }

@@ -41,6 +41,7 @@ libaio_la_SOURCES = \
 	src/raw_syscall.h \
 	src/syscall_nr.h \
 	src/time64.c \
+	src/user_ptr.c \
 	src/user_ptr.h \
 	src/versioned.h \
 	# EOL

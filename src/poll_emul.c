@@ -102,24 +102,18 @@ static int is_poll(const struct iocb *cb)
 /*
  * The kernel's store of KIOCB_KEY (0) into an iocb it takes: 0, or -EFAULT
  * where the iocb is not writable.  With the emulation forced the kernel
- * has not written it yet (checked): the store goes through
- * process_vm_writev, which fails with EFAULT on read-only memory as the
- * kernel's does (no ptrace check within one thread group), and plainly
- * where a seccomp filter refuses that call.  The array and the iocbs are
- * read with plain loads: a checked read would add a system call to every
- * batch (a documented difference: an unreadable entry faults).
+ * has not written it yet (checked): the store is a checked one, failing on
+ * read-only memory as the kernel's does.  Otherwise the kernel already
+ * wrote the key, so a plain store cannot fault.  The array and the iocbs
+ * are read with plain loads: a checked read would add a system call to
+ * every batch (a documented difference: an unreadable entry faults).
  */
 static int store_key(struct iocb *cb, int checked)
 {
-	unsigned zero = 0;
-	struct iovec local = { &zero, sizeof(cb->key) };
-	struct iovec remote = { &cb->key, sizeof(cb->key) };
-	long got = checked ? sys_vm_write(&local, &remote) : -ENOSYS;
+	static const unsigned zero;
 
-	if (got == (long)sizeof(cb->key))
-		return 0;
-	if (got >= 0 || got == -EFAULT)
-		return -EFAULT;		/* a part, or none, was writable */
+	if (checked)
+		return aioreap_user_store(&cb->key, &zero, sizeof(cb->key));
 	cb->key = 0;
 	return 0;
 }
@@ -374,16 +368,6 @@ static int emulate_one(io_context_t ctx, struct iocb *cb, unsigned how)
 	return ret == -EMFILE || ret == -ENFILE ? -EAGAIN : ret;
 }
 
-/* nr as the kernel would clamp it: to the ring's size. */
-static long clamp_nr(io_context_t ctx, long nr)
-{
-	struct ctx_entry *e = aioreap_registry_lookup(ctx);
-
-	if (e && e->nr && nr > (long)e->nr)
-		return (long)e->nr;
-	return nr;
-}
-
 int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 {
 	long done = 0;
@@ -395,7 +379,7 @@ int aioreap_poll_emul_submit(io_context_t ctx, long nr, struct iocb **ios)
 	 * EINVAL before reading the array, so ask it before we read. */
 	if (!aioreap_registry_lookup(ctx) && (bad = ctx_check(ctx)) < 0)
 		return bad;
-	nr = clamp_nr(ctx, nr);
+	nr = registry_clamp_nr(ctx, nr);
 	while (done < nr) {
 		long ret, run = 0;
 
@@ -490,7 +474,7 @@ int aioreap_poll_emul_resume(io_context_t ctx, long nr, struct iocb **ios,
 
 	if (done < 0)
 		done = 0;
-	nr = clamp_nr(ctx, nr);	/* never past the kernel's own clamp */
+	nr = registry_clamp_nr(ctx, nr);
 	if (done >= nr)
 		return (int)done;
 	/* Read no entry the kernel has not shown readable: EINVAL for the

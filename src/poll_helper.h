@@ -23,6 +23,9 @@
  */
 void aioreap_pe_enter(sigset_t *old);
 void aioreap_pe_leave(const sigset_t *old);
+/* The same for a thread that blocks every signal for good. */
+void aioreap_pe_enter_blocked(void);
+void aioreap_pe_leave_blocked(void);
 /* Under the lock: a helper serves the set (0), or -errno. */
 int aioreap_thread_ensure(void);
 /* fork: prepare (lock held) and the child's side. */

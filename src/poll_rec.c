@@ -95,6 +95,8 @@ helper_code struct poll_rec *aioreap_rec_alloc(void)
 	r->fd_programs = 0;
 	r->async = 0;
 	r->nowait = 0;
+	r->kfd = -1;
+	r->kresfd = -1;
 	r->err = 0;
 	r->iov = NULL;
 	r->iov_map = 0;
@@ -131,6 +133,7 @@ helper_code void aioreap_rec_release(struct poll_rec *r)
 	if (r->iov_map)
 		sys_munmap(r->iov, r->iov_map);
 	r->iov_map = 0;
+	aioreap_rec_close_dups(r);
 	hash_remove(r);
 	rec_set(r, REC_FREE);
 	r->qnext = free_list;

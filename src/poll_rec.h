@@ -11,6 +11,7 @@
 #include "fd_id.h"
 #include "kernel_abi.h"
 #include "libaio.h"
+#include "raw_syscall.h"
 
 /* FREE -> ARMED -> FIRED -> DELIVERED -> CLAIMED -> FREE, all under the
  * lock but DELIVERED -> CLAIMED: a reaper's compare-and-swap that includes
@@ -58,6 +59,11 @@ struct poll_rec {
 	 * that carry points at, in iov_small or mapped (iov_map bytes). */
 	int async;
 	int nowait;
+	/* The library's own duplicates of the program's descriptor and of
+	 * its RESFD eventfd, which carry names (or -1: the program's own):
+	 * a worker submits after io_submit returned, when the program's
+	 * numbers may name other files.  Closed when the event is out. */
+	int kfd, kresfd;
 	long err;
 	struct iovec *iov;
 	size_t iov_map;
@@ -113,6 +119,15 @@ struct poll_rec *aioreap_rec_alloc(void);
 void aioreap_rec_hash_insert(struct poll_rec *r);
 /* The head of iocb's hash chain (follow hnext). */
 struct poll_rec *aioreap_rec_hash_first(const struct iocb *cb);
+/* An async record's duplicates closed (none left open after). */
+static inline void aioreap_rec_close_dups(struct poll_rec *r)
+{
+	if (r->kfd >= 0)
+		sys_close(r->kfd);
+	if (r->kresfd >= 0)
+		sys_close(r->kresfd);
+	r->kfd = r->kresfd = -1;
+}
 /* Back to the free list; the descriptors are the caller's business. */
 void aioreap_rec_release(struct poll_rec *r);
 /* Records not free, and each in turn (*pos from 0; NULL at the end;

@@ -643,6 +643,14 @@ static inline long sys_vm_read(const struct iovec *local,
 	return raw_syscall6(SYS_process_vm_readv, sys_gettid(),
 			    SC_ARG(local), 1, SC_ARG(remote), 1, 0);
 }
+/* n remote pieces into n local ones: bytes read, which stop at the first
+ * piece that cannot be read whole. */
+static inline long sys_vm_readv(const struct iovec *local,
+				const struct iovec *remote, unsigned long n)
+{
+	return raw_syscall6(SYS_process_vm_readv, sys_gettid(),
+			    SC_ARG(local), n, SC_ARG(remote), n, 0);
+}
 
 /* ppoll with a zero timeout (a check, never a wait); its timespec is two
  * __kernel_long_t, as for the futex call above. */

@@ -172,6 +172,18 @@ void aioreap_registry_end_destroy(struct ctx_entry *e);
  * (not left to the kernel after a reap the library did not make)? */
 int aioreap_registry_live(io_context_t ctx);
 
+/* io_submit's nr as the kernel clamps it, to the ring's size: the
+ * emulations read no iocb past the ones the kernel would.  A context we
+ * did not create, or an entry with nr 0 (not filled yet), keeps nr. */
+static inline long registry_clamp_nr(io_context_t ctx, long nr)
+{
+	struct ctx_entry *e = aioreap_registry_lookup(ctx);
+
+	if (e && e->nr && nr > (long)e->nr)
+		return (long)e->nr;
+	return nr;
+}
+
 bool aioreap_reap_excl_contended(struct ctx_entry *e, uintptr_t key);
 /* Before a kernel reap of key (e: its entry as last seen, or NULL):
  * returns the entry counted on (pass it to aioreap_reap_shared_exit), or NULL

@@ -41,9 +41,11 @@ AIO_PUBLIC int io_destroy(io_context_t ctx)
 	/* After the dying mark: no worker takes ctx's records from here. */
 	if (atomic_load(&aioreap_poll_emul_used))
 		aioreap_async_forget(ctx);
+	/* Its setting goes with it, before the address can be given out
+	 * again: after, it could erase the setting of a new context. */
+	aioreap_async_setup_done(ctx);
 	ret = aio_sys_destroy(ctx);
 	aioreap_poll_emul_destroy_end(&pd);
-	aioreap_async_setup_done(ctx);	/* its setting goes with it */
 	aioreap_registry_end_destroy(e);
 	return (int)ret;
 }

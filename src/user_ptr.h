@@ -2,6 +2,7 @@
 #ifndef LIBAIO_USER_PTR_H
 #define LIBAIO_USER_PTR_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "compiler.h"
@@ -24,5 +25,9 @@ static inline int obviously_bad_pointer(const void *p)
 {
 	return (uintptr_t)p - 4096 >= USER_TOP - 4096;
 }
+
+/* Copy len bytes from from to the program's to: 0, or -EFAULT (nothing
+ * or only a part stored) where the kernel's own store would fail. */
+int aioreap_user_store(void *to, const void *from, size_t len);
 
 #endif /* LIBAIO_USER_PTR_H */

@@ -75,6 +75,7 @@ done <<'EOF'
 2|--reps 0|err|bad --reps '0'
 2|--workloads reap,bogus|err|bad --workloads 'reap,bogus'
 2|--workloads thread|err|bad --workloads 'thread'
+2|--workloads buffer|err|bad --workloads 'buffer'
 2|--conns 1,x|err|bad --conns '1,x'
 2|--procs 3|err|bad --procs '3'
 2|--batches 7|err|bad --batches '7' .*dividing
@@ -87,11 +88,11 @@ done <<'EOF'
 EOF
 
 # Human output: header lines and one table per workload.
-tiny "tiny table run" --workloads reap,loop,file,threads
+tiny "tiny table run" --workloads reap,loop,file,threads,buffered
 for key in "kernel:" "poll:" "pgetevents:" "ring reaper:" "== reap" "== loop" "== file" \
-	"== threads" "ours-ring" "ours-syscall" "copy-floor" "epoll-lt" "epoll-oneshot" \
-	"aio-poll-ours" "aio-poll-syscall" "series" "sc/op" "cpu vs" "dup" "lost" \
-	"one ring per thread"; do
+	"== threads" "== buffered" "ours-ring" "ours-syscall" "ours-async" "copy-floor" \
+	"epoll-lt" "epoll-oneshot" "aio-poll-ours" "aio-poll-syscall" "series" "sc/op" \
+	"cpu vs" "dup" "lost" "sub max" "one ring per thread"; do
 	has "table has '$key'" "table lacks '$key'" "$key"
 done
 # CPU and system calls carry measured numbers (usr, sys, cpu ratio, sc/op,
@@ -110,6 +111,21 @@ for series in ours-ring stock-libaio; do
 done
 has "threads: io_uring row" "threads: io_uring row" \
 	"^io_uring +tmpfs T=2 +($num .* 0 +0 +one ring per thread|.*not built with liburing)"
+# buffered: every AIO series measured, reads and writes, with its cost and
+# its longest io_submit; io_uring has no io_submit ("-").
+for row in "stock-libaio +read QD=4" "ours-ring +read QD=1" "ours-async +read QD=4" \
+	"stock-libaio +write QD=1" "ours-ring +write QD=4" "ours-async +write QD=4"; do
+	has "buffered: '$row' measured" "buffered: '$row' lacks figures" \
+		"^$row +$num +$num-$num +(${num}x|-) +(${num}x|-) +$num +$num +(${num}x|-) +$num +(${num}x|inf|-) +$num  "
+done
+# ... and where its requests went, from the library's counters.
+has "buffered: ours-async notes io_async_stats" "buffered: ours-async has no counters note" \
+	"^ours-async +read QD=4 .*  inline [0-9]+%, to workers [0-9]+%, redriven [0-9]+%$"
+has "buffered: io_uring row" "buffered: io_uring row" \
+	"^io_uring +read QD=4 +($num .* -  |.*not built with liburing)"
+has "buffered: the direct row, async on, or why not" "buffered: no direct row" \
+	"^(ours-async +direct QD=128 +$num |direct QD=128: skipped: )"
+has "buffered: the fsync is named" "buffered: no fsync line" "then one fsync through"
 # The stock library's reap makes one system call per io_getevents, ours
 # none when the events are in the ring.
 has "stock: one system call per batch-1 reap" "stock reap system calls" \
@@ -134,7 +150,7 @@ has "LIBAIO_DISABLE=ring is reported" "LIBAIO_DISABLE=ring not reported" \
 	"ring reaper:  off \(LIBAIO_DISABLE\)"
 
 # JSON: parses, has the expected keys, rows carry the expected fields.
-tiny "tiny --json run" --workloads reap,loop,file,threads --json
+tiny "tiny --json run" --workloads reap,loop,file,threads,buffered --json
 [ -z "$py" ] || check "JSON keys and rows" "JSON keys or rows" python3 - "$tmp/out" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -148,10 +164,11 @@ need("aio_nr aio_max_nr available io_setup charge ring_events ring_bytes "
 lim = d["aio_limits"]
 assert lim["charge"] == lim["io_setup"] and lim["ring_events"] >= 2 * lim["charge"], lim
 wl = {r["workload"] for r in d["rows"]}
-assert wl == {"reap", "loop", "file", "threads"}, wl
+assert wl == {"reap", "loop", "file", "threads", "buffered"}, wl
 for r in d["rows"]:
     need("series param unit median min max reps baseline ratio note cpu_usr_us "
-         "cpu_sys_us cpu_us cpu_ratio syscalls syscall_ratio cost_reps", r, r)
+         "cpu_sys_us cpu_us cpu_ratio syscalls syscall_ratio cost_reps "
+         "submit_max_us", r, r)
 assert any(r["series"] == "ours-ring" and r["reps"] == 1 for r in d["rows"])
 # Every measured reap, file and threads row has its cost measured too
 # (a cell of 10 ms on a loaded machine may see no I/O complete at all:
@@ -175,13 +192,31 @@ for r in th:
 stock = [r for r in d["rows"] if r["workload"] == "file" and r["series"] == "stock-libaio"
          and r["reps"]]
 assert stock and all(r["syscalls"] > 0 for r in stock), stock
+# buffered: reads and writes at each depth for the four series; the AIO
+# ones carry their longest io_submit, io_uring none.
+bu = [r for r in d["rows"] if r["workload"] == "buffered"]
+got = {(r["series"], r["param"]) for r in bu}
+for s in ("stock-libaio", "ours-ring", "ours-async", "io_uring"):
+    for p in ("read QD=1", "read QD=4", "write QD=1", "write QD=4"):
+        assert (s, p) in got, (s, p)
+for r in bu:
+    if r["series"] == "io_uring" or not r["reps"]:
+        assert r["submit_max_us"] is None, r
+    else:
+        assert r["submit_max_us"] is not None and r["submit_max_us"] > 0, r
+        assert r["syscalls"] is not None and r["syscalls"] > 0, r
+for r in bu:
+    if r["param"].startswith("direct"):
+        assert r["series"] in ("ours-ring", "ours-async"), r
 PY
 [ ! -s "$tmp/err" ] || ! grep -v "not on a disk" "$tmp/err" | grep -q "aio-bench: [a-z]" ||
 	{ fail "--json run warned"; cat "$tmp/err"; }
 
 # CSV: header row first, then rows with the same number of fields.
-tiny "tiny --csv run" --workloads reap,loop --csv
-check "CSV header" "CSV header row" grep -q "^workload,series,param,unit,median,min,max,reps,baseline,ratio,baseline2,ratio2,cpu_usr_us,cpu_sys_us,cpu_us,cpu_ratio,syscalls,syscall_ratio,dups,lost," "$tmp/out"
+tiny "tiny --csv run" --workloads reap,loop,buffered --csv
+check "CSV header" "CSV header row" grep -q "^workload,series,param,unit,median,min,max,reps,baseline,ratio,baseline2,ratio2,cpu_usr_us,cpu_sys_us,cpu_us,cpu_ratio,syscalls,syscall_ratio,dups,lost,kernel,version,note,submit_max_us$" "$tmp/out"
+has "CSV: a buffered row with its longest io_submit" "CSV: no buffered row" \
+	"^buffered,ours-async,read QD=4,IOPS,.*,$num$"
 [ -z "$py" ] || check "CSV rows have the header's field count" "CSV field counts" \
 	python3 - "$tmp/out" <<'PY'
 import csv, sys
@@ -209,16 +244,24 @@ check "tmpfs file removed" "tmpfs file left behind in /dev/shm: $left" test -z "
 
 # --loop: root only; without root it is skipped with a reason (exit 0).
 if [ "$(id -u)" = 0 ] && [ -e /dev/loop-control ]; then
-	expect 0 "--loop" --workloads file,threads --loop --time 0.01 --reps 1 --depths 4 \
-		--threads 2 --thread-depth 2 --file "$tmp/lo" --file-size 4 --direct on
+	expect 0 "--loop" --workloads file,threads,buffered --loop --time 0.01 --reps 1 \
+		--depths 4 --threads 2 --thread-depth 2 --file "$tmp/lo" --file-size 4 --direct on
 	if grep -q "loop: skipped" "$tmp/out"; then
 		echo "note: loop device not available here: $(grep 'loop: skipped' "$tmp/out" | head -n 1)"
 	else
 		has "loop device rows measured" "no loop device rows" "^ours-ring +loop QD=4 +$num "
 		has "loop threads rows" "no loop threads rows" "^ours-ring +loop T=2 +$num .* 0 +0 "
+		has "buffered: ext4 on a loop device" "buffered: no ext4 loop rows" \
+			"^ours-async +loop (read|write) QD=4 +$num "
 	fi
-	if losetup -a 2>/dev/null | grep -q "$tmp/lo"; then fail "loop device left attached"
-	else pass "loop device detached"; fi
+	# The loop devices detach themselves and the ext4 image is gone, even
+	# though the tool never unmounted anything.
+	sleep 1
+	if losetup -a 2>/dev/null | grep -q "$tmp/"; then fail "loop device left attached"
+	else pass "loop devices detached"; fi
+	left=$(find "$tmp" -name 'aio-bench*')
+	check "no file left in $tmp" "files left: $left" test -z "$left"
+	check "nothing mounted" "a mount left behind" sh -c "! grep -q '$tmp' /proc/self/mountinfo"
 else
 	expect 0 "--loop without root" --workloads file --loop --time 0.01 --reps 1 --depths 1 \
 		--file "$tmp/lo" --file-size 4

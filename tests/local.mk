@@ -132,6 +132,15 @@ endif
 TESTS += tests/secure-env.sh
 EXTRA_DIST += tests/secure-env.sh
 
+# async: async submission, its workers, its counters, LIBAIO_ASYNC
+if HAVE_CHECK
+check_PROGRAMS += tests/test-async
+TESTS += tests/test-async
+tests_test_async_SOURCES = tests/test-async.c $(test_common_sources)
+tests_test_async_CFLAGS = $(test_cflags)
+tests_test_async_LDADD = $(test_ldadd)
+endif
+
 # man: the pages linted, every exported name covered, the EXAMPLEs run
 man_tests = tests/man-lint.sh tests/man-coverage.sh tests/man-examples.sh
 TESTS += $(man_tests)
@@ -142,6 +151,11 @@ if BUILD_TOOLS
 TESTS += tests/bench-args.sh
 endif
 EXTRA_DIST += tests/bench-args.sh
+
+# fio: the system's fio on the library built here, async submission on,
+# every block checked
+TESTS += tests/fio-async.sh
+EXTRA_DIST += tests/fio-async.sh
 
 # noaio: a kernel without AIO (every io_* call answers ENOSYS)
 if HAVE_CHECK

@@ -22,6 +22,18 @@
 # include <valgrind/valgrind.h>
 #endif
 
+#if TEST_UNDER_TSAN
+/* Fork children of a process with threads start threads of their own
+ * (the poll emulation's helper for a pty poll, async submission's
+ * workers): ThreadSanitizer refuses new threads after a multi-threaded
+ * fork unless told to go on. */
+const char *__tsan_default_options(void);
+const char *__tsan_default_options(void)
+{
+	return "die_after_fork=0";
+}
+#endif
+
 int test_under_valgrind(void)
 {
 #ifdef HAVE_VALGRIND_MEMCHECK_H
@@ -31,16 +43,7 @@ int test_under_valgrind(void)
 #endif
 }
 
-#if defined(__has_feature)
-# if __has_feature(thread_sanitizer)
-#  define BUILT_WITH_TSAN 1
-# endif
-#endif
-#if defined(__SANITIZE_THREAD__)
-# define BUILT_WITH_TSAN 1
-#endif
-
-#if (defined(__x86_64__) || defined(__i386__)) && !defined(BUILT_WITH_TSAN)
+#if (defined(__x86_64__) || defined(__i386__)) && !TEST_UNDER_TSAN
 /* AIOREAP_TEST_NO_STEP: the kernels job's guests, where the CPU is
  * emulated (TCG) and a trap per instruction outlasts the guest's bound. */
 static int stepping_off(void)
@@ -51,14 +54,14 @@ static int stepping_off(void)
 
 int test_no_trap_flag(void)
 {
-#if (defined(__x86_64__) || defined(__i386__)) && !defined(BUILT_WITH_TSAN)
+#if (defined(__x86_64__) || defined(__i386__)) && !TEST_UNDER_TSAN
 	return stepping_off();
 #else
 	return 1;
 #endif
 }
 
-#if (defined(__x86_64__) || defined(__i386__)) && !defined(BUILT_WITH_TSAN)
+#if (defined(__x86_64__) || defined(__i386__)) && !TEST_UNDER_TSAN
 #define TRAP_FLAG 0x100u
 
 /* 1: stepping the outer call; 2: stepping a nested one; 0: neither. */
@@ -325,6 +328,21 @@ int test_mode_disables(const char *feature)
 	return s && (strstr(s, feature) || strstr(s, "all"));
 }
 
+int test_mode_async(void)
+{
+	const char *s = getenv("LIBAIO_ASYNC");
+
+	return s && !strcmp(s, "1");
+}
+
+int test_skip_in_async_mode(const char *test, const char *why)
+{
+	if (!test_mode_async())
+		return 0;
+	fprintf(stderr, "%s: skipped in the async mode: %s\n", test, why);
+	return 1;
+}
+
 #if defined(__x86_64__)
 # define TEST_AUDIT_ARCH AUDIT_ARCH_X86_64
 #elif defined(__i386__)
@@ -469,6 +487,50 @@ int test_install_seccomp(const char *what)
 	if (strcmp(what, "pgetevents") != 0)
 		return -1;
 	return test_seccomp_errno(pget, 2, ENOSYS);
+}
+
+int test_threads_now(void)
+{
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "r");
+	int n = -1;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(f);
+	ck_assert_int_gt(n, 0);
+	return n;
+}
+
+int test_threads_settle_to(int want, unsigned seconds)
+{
+	int n = test_threads_now();
+	unsigned i;
+
+	for (i = 0; n != want && i < seconds * 100; i++) {
+		usleep(10000);
+		n = test_threads_now();
+	}
+	return n;
+}
+
+long test_task_syscall(long tid)
+{
+	char path[64], line[128];
+	FILE *f;
+	long nr = -1;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/syscall", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return -2;
+	/* "running" (not in a call) does not scan as a number. */
+	if (!fgets(line, sizeof(line), f) || sscanf(line, "%ld", &nr) != 1)
+		nr = -1;
+	fclose(f);
+	return nr;
 }
 
 void test_expect_child(pid_t pid, const char *test, const char *why)

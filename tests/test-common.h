@@ -8,6 +8,31 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* 1 in a build with ThreadSanitizer, whose runtime runs a thread of its
+ * own and must see every thread the process starts; else 0. */
+#if defined(__SANITIZE_THREAD__)
+# define TEST_UNDER_TSAN 1
+#elif defined(__has_feature)
+# if __has_feature(thread_sanitizer)
+#  define TEST_UNDER_TSAN 1
+# endif
+#endif
+#ifndef TEST_UNDER_TSAN
+# define TEST_UNDER_TSAN 0
+#endif
+
+/* 1 in a build with AddressSanitizer, else 0. */
+#if defined(__SANITIZE_ADDRESS__)
+# define TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+# if __has_feature(address_sanitizer)
+#  define TEST_UNDER_ASAN 1
+# endif
+#endif
+#ifndef TEST_UNDER_ASAN
+# define TEST_UNDER_ASAN 0
+#endif
+
 /* Provided by each area file. */
 Suite *test_suite(void);
 
@@ -74,6 +99,16 @@ int test_under_valgrind(void);
  * bare "signal 9"; this one says what happened and aborts. */
 void test_hang_guard(const char *test, unsigned seconds);
 
+/* "Threads:" of /proc/self/status: every task of the process. */
+int test_threads_now(void);
+/* Wait (up to seconds) until the process has want threads; the count. */
+int test_threads_settle_to(int want, unsigned seconds);
+
+/* The system call task tid of this process sleeps in (the first field
+ * of /proc/self/task/TID/syscall): its number, -1 when it runs (in no
+ * call), -2 when there is no such file (no /proc, or the task is gone). */
+long test_task_syscall(long tid);
+
 /* Wait for a child that exits 0 (passed), 77 (cannot run here: say why
  * and skip) or the number of the step that failed; one that has not
  * ended after TEST_CHILD_S seconds is killed and fails the test. */
@@ -103,6 +138,15 @@ int test_step_nested(void (*nested)(void *), void *arg, unsigned long limit);
 
 /* The mode the suite runs in, from LIBAIO_DISABLE / LIBAIO_TEST_SECCOMP. */
 int test_mode_disables(const char *feature);
+
+/* Whether this mode turns async submission on for every context
+ * (LIBAIO_ASYNC=1). */
+int test_mode_async(void);
+
+/* In the async mode: say that test cannot hold there and why (async
+ * submission changes it by design), and answer 1 so that it returns at
+ * once; 0 in every other mode. */
+int test_skip_in_async_mode(const char *test, const char *why);
 
 /* Whether the library reaps from the ring in this mode. */
 static inline int ring_mode(void)

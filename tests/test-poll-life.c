@@ -32,16 +32,7 @@
 /* ThreadSanitizer's runtime must see every thread, so under it the
  * library's helper is an ordinary thread (which keeps the process alive
  * while a poll is armed), and the runtime runs a thread of its own. */
-#if defined(__SANITIZE_THREAD__)
-# define UNDER_TSAN 1
-#elif defined(__has_feature)
-# if __has_feature(thread_sanitizer)
-#  define UNDER_TSAN 1
-# endif
-#endif
-#ifndef UNDER_TSAN
-# define UNDER_TSAN 0
-#endif
+#define UNDER_TSAN TEST_UNDER_TSAN
 #define FD_SEEN 1024		/* descriptors compared below this */
 
 /* Does the kernel carry refused polls in this mode (no helper thread)? */
@@ -86,22 +77,6 @@ static void open_pty(int *m, int *s)
 	ck_assert_int_eq(tcsetattr(*s, TCSANOW, &tio), 0);
 }
 
-/* "Threads:" of /proc/self/status: every task of the process. */
-static int threads_now(void)
-{
-	char line[128];
-	FILE *f = fopen("/proc/self/status", "r");
-	int n = -1;
-
-	ck_assert_ptr_nonnull(f);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Threads: %d", &n) == 1)
-			break;
-	fclose(f);
-	ck_assert_int_gt(n, 0);
-	return n;
-}
-
 /* Which descriptors below FD_SEEN are open. */
 static void fds_snapshot(unsigned char *open_fds)
 {
@@ -135,7 +110,7 @@ START_TEST(refused_poll_costs_no_thread_or_descriptor)
 	struct iocb cb, *p = &cb;
 	struct io_event ev;
 	uint64_t count = 0;
-	int m, sl, efd, threads = threads_now();
+	int m, sl, efd, threads = test_threads_now();
 
 	if (!kernel_carries())
 		return;		/* the helper's costs: its own tests */
@@ -154,7 +129,7 @@ START_TEST(refused_poll_costs_no_thread_or_descriptor)
 	cb.data = (void *)0x5eed;
 	ck_assert_int_eq(io_submit(ctx, 1, &p), 1);
 	expect_same_fds(fds, "while the poll is armed");
-	ck_assert_int_eq(threads_now(), threads);
+	ck_assert_int_eq(test_threads_now(), threads);
 	ck_assert_int_eq(read(efd, &count, sizeof(count)), -1);
 
 	ck_assert_int_eq(write(sl, "x", 1), 1);
@@ -166,11 +141,11 @@ START_TEST(refused_poll_costs_no_thread_or_descriptor)
 	ck_assert_int_eq(read(efd, &count, sizeof(count)), sizeof(count));
 	ck_assert_uint_eq(count, 1);
 	expect_same_fds(fds, "after the completion");
-	ck_assert_int_eq(threads_now(), threads);
+	ck_assert_int_eq(test_threads_now(), threads);
 
 	ck_assert_int_eq(io_destroy(ctx), 0);
 	expect_same_fds(fds, "after io_destroy");
-	ck_assert_int_eq(threads_now(), threads);
+	ck_assert_int_eq(test_threads_now(), threads);
 	close(efd);
 	close(m);
 	close(sl);
@@ -252,7 +227,7 @@ START_TEST(destroy_and_fork_leave_nothing_behind)
 	pid_t pid;
 
 	open_pty(&m, &sl);
-	threads = threads_now();
+	threads = test_threads_now();
 	fds_snapshot(fds);
 	for (i = 0; i < 3; i++) {
 		io_prep_poll(&cb[i], m, POLLIN);
@@ -262,7 +237,7 @@ START_TEST(destroy_and_fork_leave_nothing_behind)
 	ck_assert_int_eq(io_destroy(ctx), 0);
 	if (kernel_carries()) {
 		expect_same_fds(fds, "after io_destroy");
-		ck_assert_int_eq(threads_now(), threads);
+		ck_assert_int_eq(test_threads_now(), threads);
 	}
 
 	ctx2 = new_ctx(8);
@@ -386,18 +361,6 @@ START_TEST(the_standard_descriptors_stay_free)
 }
 END_TEST
 
-/* Wait (up to the guard) until the process has want threads; the count. */
-static int threads_settle_to(int want)
-{
-	int i, n = threads_now();
-
-	for (i = 0; n != want && i < GUARD_S * 100; i++) {
-		usleep(10000);
-		n = threads_now();
-	}
-	return n;
-}
-
 /*
  * The helper thread, where there is one (kernels without aio poll), exists
  * only while a poll is armed: once the poll completes, is cancelled or its
@@ -409,14 +372,14 @@ START_TEST(the_helper_leaves_when_no_poll_is_armed)
 	io_context_t ctx = new_ctx(8);
 	struct iocb cb, *p = &cb;
 	struct io_event ev;
-	int m, sl, round, base = threads_now();
+	int m, sl, round, base = test_threads_now();
 	int extra = kernel_carries() ? 0 : 1;
 
 	open_pty(&m, &sl);
 	for (round = 0; round < 3; round++) {
 		io_prep_poll(&cb, m, POLLIN);
 		ck_assert_int_eq(io_submit(ctx, 1, &p), 1);
-		ck_assert_int_eq(threads_now(), base + extra);
+		ck_assert_int_eq(test_threads_now(), base + extra);
 		if (round == 0) {	/* completes */
 			char c;
 
@@ -429,9 +392,9 @@ START_TEST(the_helper_leaves_when_no_poll_is_armed)
 		} else {		/* its context destroyed */
 			ck_assert_int_eq(io_destroy(ctx), 0);
 		}
-		ck_assert_msg(threads_settle_to(base) == base,
+		ck_assert_msg(test_threads_settle_to(base, GUARD_S) == base,
 			      "round %d: %d threads, %d before the poll",
-			      round, threads_now(), base);
+			      round, test_threads_now(), base);
 	}
 	close(m);
 	close(sl);

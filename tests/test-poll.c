@@ -37,24 +37,6 @@
 
 #define GUARD_S 20		/* hang guard for every wait */
 
-#if defined(__has_feature)
-# if __has_feature(thread_sanitizer)
-#  define UNDER_TSAN 1
-# endif
-#endif
-#if defined(__SANITIZE_THREAD__) && !defined(UNDER_TSAN)
-# define UNDER_TSAN 1
-#endif
-#ifdef UNDER_TSAN
-/* Emulated polls (ptys, in every mode) start the helper thread in fork
- * children of a process that has one: ThreadSanitizer refuses new threads
- * after a multi-threaded fork unless told to go on. */
-const char *__tsan_default_options(void);
-const char *__tsan_default_options(void)
-{
-	return "die_after_fork=0";
-}
-#endif
 
 static int env_disables(const char *what)
 {

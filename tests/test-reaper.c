@@ -694,6 +694,11 @@ START_TEST(application_reaping_its_own_ring)
 	int fd = test_tmpfile(4096), round;
 	uintptr_t expect = 0;
 
+	/* With async submission on the ring holds the library's copies of
+	 * the iocbs: not for programs that read it themselves. */
+	if (test_skip_in_async_mode("application_reaping_its_own_ring",
+				    "the ring holds the library's copies of async iocbs"))
+		return;
 	ck_assert_int_eq(io_setup(16, &ctx), 0);
 	for (round = 0; round < 20; round++) {
 		struct ring_hdr *h = hdr(ctx);

@@ -3,7 +3,7 @@
  * Load and faults.
  *
  * soak: for LIBAIO_SOAK_SECONDS (default 10; all-modes.sh runs it in each
- * of six modes), epochs of: io_setup; submitter threads writing tagged
+ * of seven modes), epochs of: io_setup; submitter threads writing tagged
  * blocks to a temporary file and reading each back once its write has
  * completed; a poll thread arming polls on eventfds and then either
  * firing (write to the eventfd) or cancelling them; reaper threads in

@@ -29,6 +29,47 @@ const struct aio_ops ops_ours = {
 	io_syscall_count,
 };
 
+/*
+ * Async submission (io_set_async) set for each context as it is made, so
+ * that the two series differ in that alone whatever LIBAIO_ASYNC says:
+ * ours-ring turns it off when LIBAIO_ASYNC=1 turned it on for every new
+ * context, ours-async turns it on.
+ */
+static int setup_async(int nr, io_context_t *ctx, int on)
+{
+	int ret = io_setup(nr, ctx);
+
+	if (ret < 0 || (!on && !(io_features() & IO_FEATURE_ASYNC)))
+		return ret;
+	ret = io_set_async(*ctx, on);
+	if (ret < 0) {
+		io_destroy(*ctx);
+		*ctx = NULL;
+		return ret;
+	}
+	return 0;
+}
+
+static int setup_off(int nr, io_context_t *ctx)
+{
+	return setup_async(nr, ctx, 0);
+}
+
+static int setup_on(int nr, io_context_t *ctx)
+{
+	return setup_async(nr, ctx, 1);
+}
+
+const struct aio_ops ops_ours_off = {
+	"ours-ring", setup_off, io_destroy, io_submit, ours_getevents,
+	io_syscall_count,
+};
+
+const struct aio_ops ops_async = {
+	"ours-async", setup_on, io_destroy, io_submit, ours_getevents,
+	io_syscall_count,
+};
+
 /* A context made behind the library's back: the registry does not know
  * it, so our io_getevents hands every reap to the kernel. */
 static int raw_setup(int nr, io_context_t *ctx)

@@ -45,7 +45,9 @@ int ntargets;
  * its last descriptor closes (LO_FLAGS_AUTOCLEAR), so even SIGKILL frees
  * it; the files are the only thing a SIGKILL leaves behind.
  */
-static char created[2][4096];	/* files this run made */
+/* Files this run made: 0 the tmpfs file, 1 the disk-backed file, 2 and 3
+ * the buffered workload's (bench-buffered.c). */
+static char created[4][4096];
 static int loop_ctl_fd = -1;	/* the configured loop device */
 
 void file_cleanup(void)
@@ -61,16 +63,16 @@ void file_cleanup(void)
 		close(loop_ctl_fd);
 		loop_ctl_fd = -1;
 	}
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 4; i++)
 		if (created[i][0]) {
 			unlink(created[i]);
 			created[i][0] = 0;
 		}
 }
 
-static uint64_t rng_state;
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 
-static inline long long next_off(unsigned long long nblocks)
+long long next_off(unsigned long long nblocks)
 {
 	uint64_t x = rng_state;
 
@@ -81,12 +83,34 @@ static inline long long next_off(unsigned long long nblocks)
 	return (long long)(x % nblocks) * BS;
 }
 
-/* Create path (or a temporary file in dir when path is NULL), mib MiB of
- * data, recorded in created[slot] for removal.  0 or -errno. */
-static int make_file(int slot, const char *path, const char *dir, long mib)
+/* Write mib MiB of data to fd (each MiB a different byte) and flush it
+ * to the device.  0 or -errno. */
+int fill_file(int fd, long mib)
 {
 	char *buf;
 	long i;
+	int err = 0;
+
+	buf = malloc(1 << 20);
+	if (!buf)
+		die("out of memory");
+	for (i = 0; i < mib && !interrupted; i++) {
+		memset(buf, (int)(i & 0xff), 1 << 20);
+		if (write(fd, buf, 1 << 20) != 1 << 20) {
+			err = errno ? -errno : -ENOSPC;
+			break;
+		}
+	}
+	free(buf);
+	if (!err && fsync(fd))
+		err = -errno;
+	return err ? err : interrupted ? -EINTR : 0;
+}
+
+/* Create path (or a temporary file in dir when path is NULL), mib MiB of
+ * data, recorded in created[slot] for removal.  0 or -errno. */
+int make_file(int slot, const char *path, const char *dir, long mib)
+{
 	int wfd, err;
 
 	if (path) {
@@ -102,27 +126,29 @@ static int make_file(int slot, const char *path, const char *dir, long mib)
 		created[slot][0] = 0;
 		return err;
 	}
-	buf = malloc(1 << 20);
-	if (!buf)
-		die("out of memory");
-	for (i = 0; i < mib && !interrupted; i++) {
-		memset(buf, (int)(i & 0xff), 1 << 20);
-		if (write(wfd, buf, 1 << 20) != 1 << 20) {
-			err = errno ? -errno : -ENOSPC;
-			free(buf);
-			close(wfd);
-			unlink(created[slot]);
-			created[slot][0] = 0;
-			return err;
-		}
-	}
-	free(buf);
-	fsync(wfd);
+	err = fill_file(wfd, mib);
 	close(wfd);
-	return interrupted ? -EINTR : 0;
+	if (err == -EINTR)
+		return err;
+	if (err)
+		drop_file(slot);
+	return err;
 }
 
-static const char *fs_name(const char *path)
+const char *made_file(int slot)
+{
+	return created[slot][0] ? created[slot] : NULL;
+}
+
+void drop_file(int slot)
+{
+	if (created[slot][0]) {
+		unlink(created[slot]);
+		created[slot][0] = 0;
+	}
+}
+
+const char *fs_name(const char *path)
 {
 	struct statfs sf;
 
@@ -143,7 +169,7 @@ static const char *fs_name(const char *path)
 	}
 }
 
-static int on_tmpfs(const char *path)
+int on_tmpfs(const char *path)
 {
 	return !strcmp(fs_name(path), "tmpfs") || !strcmp(fs_name(path), "ramfs");
 }
@@ -286,13 +312,15 @@ static int loop_dio(int n)
 }
 
 /*
- * --loop: a read-only loop device over the disk-backed file, with direct
- * I/O (what losetup --direct-io=on sets up, done here with the ioctls so
- * that the device can also be marked to detach itself on the last close).
- * Reads of the device go to the loop driver, which reads the file with
- * O_DIRECT from its own context: completions arrive asynchronously.
+ * A loop device over file with direct I/O (what losetup --direct-io=on
+ * sets up, done here with the ioctls so that the device can also be
+ * marked to detach itself on the last close), read-only unless rw.
+ * The device's descriptor goes to *lfd, its path to dev.  The loop driver
+ * reads and writes the file with O_DIRECT from its own context:
+ * completions arrive asynchronously.
  */
-static int attach_loop(const char *file, char *dev, size_t devlen, int *dio)
+int attach_loop(const char *file, int rw, char *dev, size_t devlen, int *dio,
+		int *lfd_out)
 {
 	struct loop_config cfg;
 	int ctl, n, lfd = -1, bfd, tries, err = 0;
@@ -300,7 +328,7 @@ static int attach_loop(const char *file, char *dev, size_t devlen, int *dio)
 	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 	if (ctl < 0)
 		return -errno;
-	bfd = open(file, O_RDONLY | O_DIRECT | O_CLOEXEC);
+	bfd = open(file, (rw ? O_RDWR : O_RDONLY) | O_DIRECT | O_CLOEXEC);
 	if (bfd < 0) {
 		err = -errno;
 		close(ctl);
@@ -321,8 +349,8 @@ static int attach_loop(const char *file, char *dev, size_t devlen, int *dio)
 		memset(&cfg, 0, sizeof(cfg));
 		cfg.fd = (unsigned)bfd;
 		cfg.block_size = BS;
-		cfg.info.lo_flags = LO_FLAGS_READ_ONLY | LO_FLAGS_AUTOCLEAR |
-				    LO_FLAGS_DIRECT_IO;
+		cfg.info.lo_flags = (rw ? 0 : LO_FLAGS_READ_ONLY) |
+				    LO_FLAGS_AUTOCLEAR | LO_FLAGS_DIRECT_IO;
 		memcpy(cfg.info.lo_file_name, file,
 		       strnlen(file, sizeof(cfg.info.lo_file_name) - 1));
 		if (!ioctl(lfd, LOOP_CONFIGURE, &cfg)) {
@@ -339,7 +367,7 @@ static int attach_loop(const char *file, char *dev, size_t devlen, int *dio)
 	close(ctl);
 	if (lfd < 0)
 		return err ? err : -EBUSY;
-	loop_ctl_fd = lfd;
+	*lfd_out = lfd;
 	*dio = loop_dio(n);
 	return 0;
 }
@@ -362,7 +390,8 @@ static void prepare_loop(void)
 		snprintf(why, sizeof(why), "needs root (loop devices)");
 		goto fail;
 	}
-	ret = attach_loop(disk->path, dev, sizeof(dev), &dio);
+	/* --loop: a read-only loop device over the disk-backed file. */
+	ret = attach_loop(disk->path, 0, dev, sizeof(dev), &dio, &loop_ctl_fd);
 	if (ret < 0) {
 		snprintf(why, sizeof(why), "cannot set up a loop device over "
 			 "%.100s: %s", disk->path, strerror(-ret));
@@ -438,6 +467,39 @@ int submit_reads(const struct aio_ops *ops, io_context_t ctx, long n,
 	return (int)n;
 }
 
+/* Wait for the inflight requests still in flight on ctx: what could not
+ * be waited for (0 when all completed). */
+long aio_drain(const struct aio_ops *ops, io_context_t ctx, long inflight,
+	       struct io_event *ev)
+{
+	long n;
+
+	while (inflight > 0) {
+		n = ops->getevents(ctx, inflight, inflight, ev, NULL);
+		if (n <= 0 && n != -EINTR)
+			break;
+		if (n > 0)
+			inflight -= n;
+	}
+	return inflight;
+}
+
+/* io_getevents(ctx, min_nr, nr) again for as long as a signal interrupts
+ * it (the benchmark's own SIGINT handler may): the events, or the error
+ * with why set. */
+long aio_wait(const struct aio_ops *ops, io_context_t ctx, long min_nr,
+	      long nr, struct io_event *ev, char *why, size_t len)
+{
+	long n;
+
+	do
+		n = ops->getevents(ctx, min_nr, nr, ev, NULL);
+	while (n == -EINTR);
+	if (n < 0)
+		snprintf(why, len, "io_getevents: %s", strerror((int)-n));
+	return n;
+}
+
 static int aio_cell(const struct aio_ops *ops, const struct target *t, long qd,
 		    struct result *res, char *why, size_t len)
 {
@@ -467,13 +529,9 @@ static int aio_cell(const struct aio_ops *ops, const struct target *t, long qd,
 	}
 	inflight = qd;
 	for (;;) {
-		n = ops->getevents(ctx, 1, opt.single ? 1 : qd, evs, NULL);
-		if (n < 0) {
-			if (n == -EINTR)
-				continue;
-			snprintf(why, len, "io_getevents: %s", strerror(-n));
+		n = aio_wait(ops, ctx, 1, opt.single ? 1 : qd, evs, why, len);
+		if (n < 0)
 			goto drain;
-		}
 		inflight -= n;
 		for (k = 0; k < n; k++) {
 			if ((long)evs[k].res != BS) {
@@ -502,13 +560,7 @@ static int aio_cell(const struct aio_ops *ops, const struct target *t, long qd,
 		inflight += n;
 	}
 	cost_now(&res->b, ops->calls());
-	while (inflight > 0) {
-		n = ops->getevents(ctx, inflight, inflight, evs, NULL);
-		if (n <= 0 && n != -EINTR)
-			break;
-		if (n > 0)
-			inflight -= n;
-	}
+	aio_drain(ops, ctx, inflight, evs);
 	ops->destroy(ctx);
 	res->ops = (double)done;
 	res->iops = (double)done * 1e9 / (double)(t1 - t0);
@@ -520,7 +572,7 @@ drain:
 
 #ifdef HAVE_LIBURING
 /* io_uring_submit_and_wait(ring, 1) enters the kernel exactly once. */
-static int uring_submit_and_wait(struct io_uring *ring)
+int uring_submit_and_wait(struct io_uring *ring)
 {
 	atomic_fetch_add_explicit(&uring_calls, 1, memory_order_relaxed);
 	return io_uring_submit_and_wait(ring, 1);
@@ -635,13 +687,10 @@ void bench_file(void)
 {
 	char why[160], param[24];
 	int s, q, g, rep, done = 0, total, dead[MAX_TARGETS][S_COUNT];
-	long maxqd = 0;
+	long maxqd = deepest_depth();
 	struct result res;
 
 	memset(dead, 0, sizeof(dead));
-	for (q = 0; q < opt.ndepths; q++)
-		if (opt.depths[q] > maxqd)
-			maxqd = opt.depths[q];
 	if (maxqd > MAXQD)
 		die("queue depth above %d", MAXQD);
 	file_prepare();
@@ -652,7 +701,6 @@ void bench_file(void)
 	}
 	if (posix_memalign((void **)&bufs, BS, (size_t)maxqd * BS))
 		die("out of memory");
-	rng_state = 0x9e3779b97f4a7c15ull;
 
 	for (g = 0; g < ntargets; g++)
 		for (s = 0; s < S_COUNT; s++)

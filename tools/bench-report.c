@@ -128,18 +128,6 @@ static const char *ring_state(void)
 	return "off (unrecognised ring layout): the kernel reaps";
 }
 
-/* The io_setup the file workload makes: its deepest queue. */
-static long deepest_queue(void)
-{
-	long d = 1;
-	int q;
-
-	for (q = 0; q < opt.ndepths; q++)
-		if (opt.depths[q] > d)
-			d = opt.depths[q];
-	return d;
-}
-
 static void print_limits(void)
 {
 	if (lim_err) {
@@ -159,7 +147,8 @@ void report_header(void)
 {
 	uname(&uts);
 	feat = io_features();
-	lim_depth = deepest_queue();
+	/* The io_setup the file workload makes: its deepest queue. */
+	lim_depth = deepest_depth();
 	lim_err = io_aio_limits((unsigned)lim_depth, &lim);
 	poll_text = feat & IO_FEATURE_AIO ? poll_state() : "no (no kernel AIO)";
 	ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -220,6 +209,8 @@ static const char *titles[][2] = {
 	{ "file", "file: random 4 KiB reads per second (higher is better)" },
 	{ "threads", "threads: random 4 KiB reads per second, threads sharing one "
 		     "context (higher is better)" },
+	{ "buffered", "buffered: random 4 KiB buffered reads and writes per "
+		      "second on a cold page cache (higher is better)" },
 };
 
 /* The text table shows reap costs in ns per event, the others in us. */
@@ -254,7 +245,7 @@ static void print_table(const char *workload, const char *title)
 							 "ns" : "us";
 	double sc = cost_scale(workload);
 	char h1[40], h2[40], hc[40];
-	int i, any = 0, costs = 0, checks = 0;
+	int i, any = 0, costs = 0, checks = 0, subs = 0;
 
 	for (i = 0; i < nrows; i++) {
 		if (strcmp(rows[i].workload, workload))
@@ -266,6 +257,7 @@ static void print_table(const char *workload, const char *title)
 			b2 = rows[i].baseline2;
 		costs |= rows[i].nc > 0;
 		checks |= rows[i].checked;
+		subs |= rows[i].nsm > 0;
 	}
 	if (!any)
 		return;
@@ -284,6 +276,8 @@ static void print_table(const char *workload, const char *title)
 	}
 	if (checks)
 		printf(" %5s %5s", "dup", "lost");
+	if (subs)
+		printf(" %8s", "sub max");
 	printf("  note\n");
 	for (i = 0; i < nrows; i++) {
 		const struct row *r = &rows[i];
@@ -321,6 +315,10 @@ static void print_table(const char *workload, const char *title)
 				printf(" %5lld %5lld", r->dups, r->lost);
 			else
 				printf(" %5s %5s", "-", "-");
+		}
+		if (subs) {
+			fmt_cost(u, sizeof(u), r->submax_med / 1e3);
+			printf(" %8s", u);
 		}
 		printf("  %s\n", r->note);
 	}
@@ -454,6 +452,8 @@ static void print_json(void)
 		printf(", \"syscall_ratio\": ");
 		json_num(r->sc_ratio);
 		printf(", \"cost_reps\": %d", r->nc);
+		printf(", \"submit_max_us\": ");
+		json_num(r->submax_med / 1e3);
 		if (r->checked)
 			printf(", \"dups\": %lld, \"lost\": %lld", r->dups, r->lost);
 		printf(", \"note\": ");
@@ -506,7 +506,8 @@ static void print_csv(void)
 
 	printf("workload,series,param,unit,median,min,max,reps,baseline,ratio,"
 	       "baseline2,ratio2,cpu_usr_us,cpu_sys_us,cpu_us,cpu_ratio,"
-	       "syscalls,syscall_ratio,dups,lost,kernel,version,note\n");
+	       "syscalls,syscall_ratio,dups,lost,kernel,version,note,"
+	       "submit_max_us\n");
 	for (i = 0; i < nrows; i++) {
 		const struct row *r = &rows[i];
 
@@ -554,6 +555,8 @@ static void print_csv(void)
 		csv_field(PACKAGE_VERSION);
 		putchar(',');
 		csv_field(r->note);
+		putchar(',');
+		csv_num(r->submax_med / 1e3);
 		putchar('\n');
 	}
 }

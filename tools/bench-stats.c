@@ -102,6 +102,12 @@ void row_add_integrity(struct row *r, long long dups, long long lost)
 		integrity_failed = 1;
 }
 
+void row_add_submit_max(struct row *r, double ns)
+{
+	if (r->nsm < MAX_REPS)
+		r->submax[r->nsm++] = ns;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -167,6 +173,7 @@ void report_finish(void)
 
 		r->usr_med = r->sys_med = r->cpu_med = r->sc_med = NAN;
 		r->cpu_ratio = r->sc_ratio = NAN;
+		r->submax_med = median_of(r->submax, r->nsm);
 		if (r->nc) {
 			for (k = 0; k < r->nc; k++)
 				tot[k] = r->usr[k] + r->sys[k];

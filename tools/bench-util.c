@@ -87,6 +87,19 @@ int series_on(const char *name)
 	return 0;
 }
 
+/* The deepest of --depths: what the file and buffered workloads need
+ * room for. */
+long deepest_depth(void)
+{
+	long d = 1;
+	int q;
+
+	for (q = 0; q < opt.ndepths; q++)
+		if (opt.depths[q] > d)
+			d = opt.depths[q];
+	return d;
+}
+
 int pin_cpu(int cpu)
 {
 	cpu_set_t set;

@@ -37,6 +37,8 @@ struct aio_ops {
 };
 
 extern const struct aio_ops ops_ours;	/* io_setup: registered, ring reaper */
+extern const struct aio_ops ops_ours_off; /* the same, async submission off */
+extern const struct aio_ops ops_async;	/* the same, async submission on */
 extern const struct aio_ops ops_sys;	/* raw io_setup: kernel reaps */
 extern struct aio_ops ops_stock;	/* filled by stock_load() */
 extern int stock_loaded;
@@ -75,6 +77,8 @@ struct options {
 #define WL_LOOP	2
 #define WL_FILE	4
 #define WL_THREADS 8
+#define WL_BUFFERED 16
+#define WL_ALL	(WL_REAP | WL_LOOP | WL_FILE | WL_THREADS | WL_BUFFERED)
 
 extern struct options opt;
 
@@ -95,12 +99,16 @@ struct row {
 	 * the timed part), and AIO system calls (or io_uring_enter calls). */
 	double usr[MAX_REPS], sys[MAX_REPS], sc[MAX_REPS];
 	int nc;
+	/* The longest io_submit call of each cell, in ns (buffered). */
+	double submax[MAX_REPS];
+	int nsm;
 	/* threads: completions delivered twice and never delivered */
 	long long dups, lost;
 	int checked;		/* dups and lost were counted */
 	/* filled by report_finish() */
 	double median, min, max, ratio, ratio2;
 	double usr_med, sys_med, cpu_med, sc_med, cpu_ratio, sc_ratio;
+	double submax_med;	/* median of submax, ns; NaN if none */
 };
 
 struct row *row_get(const char *workload, const char *series,
@@ -119,6 +127,7 @@ void cost_now(struct cost *c, unsigned long long calls);
 void row_add_cost(struct row *r, const struct cost *a, const struct cost *b,
 		  double ops);
 void row_add_integrity(struct row *r, long long dups, long long lost);
+void row_add_submit_max(struct row *r, double ns);
 extern int integrity_failed;	/* a duplicate or lost completion: exit 3 */
 
 /* io_uring_enter calls the tool made (liburing enters exactly once per
@@ -155,6 +164,7 @@ void progress_end(void);
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int series_on(const char *name);
+long deepest_depth(void);
 int pin_cpu(int cpu);
 int other_cpu(int cpu);
 
@@ -163,6 +173,7 @@ void bench_reap(void);
 void bench_loop(void);
 void bench_file(void);
 void bench_threads(void);
+void bench_buffered(void);
 
 /*
  * The files and devices that file and threads read: a tmpfs file, a file
@@ -187,6 +198,30 @@ extern int ntargets;
 void file_prepare(void);
 int submit_reads(const struct aio_ops *ops, io_context_t ctx, long n,
 		 struct iocb **v);
+
+/* The next random BS-aligned offset below nblocks blocks (xorshift64,
+ * one sequence for the whole run). */
+long long next_off(unsigned long long nblocks);
+long aio_drain(const struct aio_ops *ops, io_context_t ctx, long inflight,
+	       struct io_event *ev);
+long aio_wait(const struct aio_ops *ops, io_context_t ctx, long min_nr,
+	      long nr, struct io_event *ev, char *why, size_t len);
+#ifdef HAVE_LIBURING
+struct io_uring;
+/* Submit what is queued and wait for one completion, counted in
+ * uring_calls. */
+int uring_submit_and_wait(struct io_uring *ring);
+#endif
+
+/* Helpers of file_prepare() that the buffered workload shares. */
+int fill_file(int fd, long mib);
+int make_file(int slot, const char *path, const char *dir, long mib);
+const char *made_file(int slot);	/* created[slot], or NULL */
+void drop_file(int slot);		/* unlink it now */
+const char *fs_name(const char *path);
+int on_tmpfs(const char *path);
+int attach_loop(const char *file, int rw, char *dev, size_t devlen, int *dio,
+		int *lfd);
 
 /* Set by a SIGINT/SIGTERM handler: workloads stop early, files are removed. */
 extern volatile int interrupted;

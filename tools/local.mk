@@ -4,6 +4,7 @@ bin_PROGRAMS += aio-bench
 aio_bench_SOURCES = \
 	tools/aio-bench.c \
 	tools/bench-backend.c \
+	tools/bench-buffered.c \
 	tools/bench-file.c \
 	tools/bench-loop.c \
 	tools/bench-reap.c \
