@@ -604,10 +604,11 @@ static void end_quietly(void)
 /* atexit: runs in whichever thread ends the process.  Reports 'P' if
  * that thread is one of the program's own (not a helper the library
  * made) and 'R' if the poll could be reaped, one byte each, else '-'.
- * Whether a signal raised here runs its handler would say less: the C
- * library may block signals in a thread ending with pthread_exit (seen
- * with Debian unstable's glibc 2.43 on loong64, where the main thread,
- * slowed by loading the unwinder, sometimes ended last). */
+ * Whether a signal raised here runs its handler would say less: when
+ * the main thread, having called pthread_exit, is the last to end,
+ * Debian unstable's C library runs exit there with every signal blocked
+ * (seen on the loong64 guest, where the main thread sometimes ended
+ * after the other; Debian 12's runs it with the mask unchanged). */
 static void end_report(void)
 {
 	struct timespec guard = { GUARD_S, 0 };
