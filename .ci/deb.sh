@@ -8,8 +8,8 @@
 #
 # DIR holds the packages as the buildd job leaves them: libaio1 and
 # libaio-dev 1.0.0~deb12, libaio1t64 and libaio-dev 1.0.0~deb13, for amd64
-# and i386.  Without DIR the amd64 ones are built here (nocheck) and part 4,
-# which needs the i386 ones, reports itself skipped.
+# and i386.  Without DIR the amd64 ones are built here (nocheck) and parts
+# 4 and 5, which need the i386 ones, report themselves skipped.
 #
 # Each root is a cached mmdebstrap tarball (.ci/chroot-lib.sh).
 #  1. bookworm with Debian's fio, qemu-utils and so libaio1 0.3.113: ours
@@ -30,7 +30,10 @@
 #     alone (shown), so ours of both replace them in one apt call; both
 #     programs then run in a VM, Debian 12's own kernel booted under
 #     qemu-system-x86_64 (TCG) on that root as its initramfs, since this
-#     host's kernel runs no i386 program.
+#     host's kernel runs no i386 program; then Debian's put back.
+#  5. the same in trixie with Debian 13's libaio1t64 of both
+#     architectures and our libaio1t64 (in the VM, Debian 12's kernel
+#     still: Debian 13 has no i386 kernel, and the amd64 one runs both).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "deb.sh: must run as root (chroot, mounts)"; exit 1; }
@@ -289,6 +292,8 @@ tar13=$(ci_suite=trixie ci_tarball run --variant=apt \
 	--include=fio,gcc,libc6-dev,pkgconf,libaio-dev,dpkg-dev,apt-utils \
 	"$(dist_hook libaio1t64 libaio-dev)" "$nomandb")
 fresh_root "$tar13" "${t64[@]}" "$work/prog.c" "$work/downgrade.sh"
+# Debian 13's header, for part 5's programs.
+dpkg-deb --fsys-tarfile "$root"/dist/libaio-dev_*.deb | tar -xOf - ./usr/include/libaio.h >"$work/libaio-13.h"
 new_in_root "libaio1t64 $v13 over Debian 13's libaio1t64" test3.sh <<'EOF'
 echo "=== before: $(dpkg-query -W libaio1t64 libaio-dev fio | tr '\n' ' ')"
 apt-get install -y -q /ci/libaio1t64_*.deb /ci/libaio-dev_*.deb
@@ -306,50 +311,62 @@ run_autopkgtest packaging/debian-t64 "${t64[@]}"
 in_root "a program built against ours; Debian 13's packages put back" downgrade.sh libaio1t64
 took "part 3"
 
-part=4
-multi=("$debs/libaio1_${v12}_i386.deb" "$debs/libaio-dev_${v12}_i386.deb")
-if [ ! -f "${multi[0]}" ] || [ ! -f "${multi[1]}" ]; then
-	echo "=== 4. SKIP: no i386 packages in $debs (the buildd job cross-builds them)"
-	echo "=== deb job passed, part 4 skipped"
-	exit 0
-fi
-# mount: the VM's /init mounts /proc (the apt variant has only what is
-# Essential).  gcc-multilib builds the programs in the root: on the host
-# it would conflict with the cross job's toolchains (each removes the
-# other), so the host's own gcc builds nothing here.
-tar=$(ci_tarball multiarch --variant=apt --architectures="$arch,i386" \
-	--include="libaio1:$arch,libaio1:i386,mount,gcc-multilib" \
-	"$(dist_hook "libaio1:$arch" libaio1:i386)")
-fresh_root "$tar" "${plain[@]}" "${multi[@]}" "$work/prog.c"
-cp /usr/include/libaio.h "$root/ci/"	# the host's Debian 12 libaio-dev
-ma64=$(dpkg-architecture -a"$arch" -qDEB_HOST_MULTIARCH)
-ma32=$(dpkg-architecture -ai386 -qDEB_HOST_MULTIARCH)
-# Programs built against Debian's libaio1 of each architecture and its
-# header, as any program built on Debian 12.
-ci_in_root "$root" "cd /ci &&
-	gcc -O2 -Wall -Werror -I. -o prog-$arch prog.c /usr/lib/$ma64/libaio.so.1 &&
-	gcc -m32 -O2 -Wall -Werror -I. -o prog-i386 prog.c /usr/lib/$ma32/libaio.so.1"
-new_in_root "libaio1 $v12 for amd64 and i386 over Debian 12's, in one apt call" test4.sh <<'EOF'
-echo "=== before: $(dpkg-query -W 'libaio1:*' | tr '\n' ' ')"
+# multiarch_part SUITE RUNTIME VERSION HEADER OURS DISTS: the Debian
+# release SUITE for amd64 and i386 with its own RUNTIME package (libaio1,
+# libaio1t64) of both architectures and a program built against each, with
+# HEADER (that release's libaio.h) as any program built there: apt will not
+# replace one architecture alone (shown), so ours (VERSION) of both replace
+# them in one apt call; both programs then run in a VM, Debian 12's own
+# kernel booted under qemu-system-x86_64 (TCG) on that root as its
+# initramfs, since this host's kernel runs no i386 program.  OURS and DISTS
+# are the file names our RUNTIME and the release's give the library.
+multiarch_part() {
+	local suite=$1 runtime=$2 ver=$3 header=$4 ours=$5 dists=$6
+	local so=libaio.so.${runtime#libaio} tar ktar ma64 ma32 want
+	local own=("$debs/${runtime}_${ver}_$arch.deb" "$debs/libaio-dev_${ver}_$arch.deb"
+		"$debs/${runtime}_${ver}_i386.deb" "$debs/libaio-dev_${ver}_i386.deb")
+	# mount: the VM's /init mounts /proc (the apt variant has only what
+	# is Essential).  gcc-multilib builds the programs in the root: on the
+	# host it would conflict with the cross job's toolchains (each removes
+	# the other), so the host's own gcc builds nothing here.
+	tar=$(ci_suite=$suite ci_tarball multiarch --variant=apt --architectures="$arch,i386" \
+		--include="$runtime:$arch,$runtime:i386,mount,gcc-multilib" \
+		"$(dist_hook "$runtime:$arch" "$runtime:i386")")
+	fresh_root "$tar" "${own[@]}" "$work/prog.c"
+	cp "$header" "$root/ci/libaio.h"
+	ma64=$(dpkg-architecture -a"$arch" -qDEB_HOST_MULTIARCH)
+	ma32=$(dpkg-architecture -ai386 -qDEB_HOST_MULTIARCH)
+	# Programs built against the release's library of each architecture
+	# and its header.
+	ci_in_root "$root" "cd /ci &&
+		gcc -O2 -Wall -Werror -I. -o prog-$arch prog.c /usr/lib/$ma64/$so &&
+		gcc -m32 -O2 -Wall -Werror -I. -o prog-i386 prog.c /usr/lib/$ma32/$so"
+	new_in_root "$runtime $ver for amd64 and i386 over $suite's, in one apt call" swap.sh "$runtime" "$so" <<'EOF'
+runtime=$1 so=$2
+echo "=== before: $(dpkg-query -W "$runtime:*" | tr '\n' ' ')"
 echo "=== apt, asked for the amd64 package alone, would remove the other:"
-apt-get -s install ./libaio1_*_amd64.deb 2>&1 | grep -E '^(Inst|Remv) libaio1' | tee apt-one.out
-grep -q '^Remv libaio1:i386' apt-one.out
-apt-get install -y -q ./libaio1_*.deb ./libaio-dev_*.deb
+apt-get -s install ./"$runtime"_*_amd64.deb 2>&1 | grep -E "^(Inst|Remv) $runtime" | tee apt-one.out
+grep -q "^Remv $runtime:i386" apt-one.out
+apt-get install -y -q ./"$runtime"_*.deb ./libaio-dev_*.deb
 echo "=== after:"
-dpkg-query -W -f='${binary:Package} ${Version} ${db:Status-Abbrev}\n' 'libaio1:*' 'libaio-dev:*' | tee after.out
-[ "$(grep -c " $(dpkg-deb -f libaio1_*_amd64.deb Version) ii" after.out)" = 4 ]
+dpkg-query -W -f='${binary:Package} ${Version} ${db:Status-Abbrev}\n' "$runtime:*" 'libaio-dev:*' | tee after.out
+[ "$(grep -c " $(dpkg-deb -f ./"$runtime"_*_amd64.deb Version) ii" after.out)" = 4 ]
 [ -z "$(dpkg --audit)" ] || { dpkg --audit; exit 1; }
-for f in /usr/lib/*/libaio.so.1; do
+for f in /usr/lib/*/"$so"; do
 	echo "$f -> $(readlink -f "$f")"
 	grep -q AIOREAP_1.0 "$(readlink -f "$f")"
 done
 EOF
-# The VM: Debian 12's kernel (IA32 emulation on), this root unpacked from
-# an initramfs, /init running both programs and powering off.
-ktar=$(ci_tarball kernel --variant=extract --include=linux-image-amd64 \
-	--extract-hook='mv "$1"/boot/vmlinuz-* "$1/vmlinuz" && rm -rf "$1/lib" "$1/usr" "$1/boot" "$1/bin" "$1/sbin"')
-tar -xOf "$ktar" ./vmlinuz >"$work/vmlinuz"
-cat > "$root/init" <<'EOF'
+	# The VM: Debian 12's kernel (IA32 emulation on), this root unpacked
+	# from an initramfs, /init running both programs and powering off.
+	# Debian 13 ships no i386 kernel at all, and Debian 12's amd64 one
+	# runs a Debian 13 root's programs of both architectures as well
+	# (its C library asks for no newer kernel), so one kernel serves both
+	# releases.
+	ktar=$(ci_tarball kernel --variant=extract --include=linux-image-amd64 \
+		--extract-hook='mv "$1"/boot/vmlinuz-* "$1/vmlinuz" && rm -rf "$1/lib" "$1/usr" "$1/boot" "$1/bin" "$1/sbin"')
+	tar -xOf "$ktar" ./vmlinuz >"$work/vmlinuz"
+	cat > "$root/init" <<'EOF'
 #!/bin/sh
 mount -t proc proc /proc
 mount -t tmpfs tmpfs /tmp
@@ -360,32 +377,50 @@ done
 echo o >/proc/sysrq-trigger
 sleep 60
 EOF
-chmod +x "$root/init"
-# Less to load: what the programs and /init never touch stays out.
-(cd "$root" && find . -xdev \( -path ./usr/share -o -path ./var/cache -o -path ./var/lib/apt \
-	-o -path ./usr/include -o -path './usr/lib/*/perl*' -o -path './usr/lib/*/gconv' \
-	-o -path ./usr/lib/gcc -o -path ./usr/libexec \) -prune \
-	-o -print | cpio -o -H newc --quiet) >"$work/root.cpio"
-echo "=== 4. booting $(du -h "$work/vmlinuz" | cut -f1) kernel, $(du -h "$work/root.cpio" | cut -f1) initramfs under qemu-system-x86_64 (TCG)"
-timeout 900 qemu-system-x86_64 -accel tcg -m 1024 -nodefaults -no-reboot -display none \
-	-serial stdio -kernel "$work/vmlinuz" -initrd "$work/root.cpio" \
-	-append 'console=ttyS0 rdinit=/init panic=-1 quiet' </dev/null >"$work/vm.log" 2>&1 || true
-tr -d '\r' <"$work/vm.log" | grep -E '^(vm|/ci/prog-)' | tee "$work/vm.out" || true
-for want in "vm: /ci/prog-$arch passed" "vm: /ci/prog-i386 passed" \
-	"/ci/prog-$arch: 64-bit, libaio /usr/lib/$ma64/libaio.so.1.1.0" \
-	"/ci/prog-i386: 32-bit, libaio /usr/lib/$ma32/libaio.so.1.1.0"; do
-	grep -qxF "$want" "$work/vm.out" || { tail -n 30 "$work/vm.log"; echo "VM: no line '$want'"; exit 1; }
-done
-# Going back is the same: both architectures in one call (apt removes
-# our libaio-dev, which needs our libaio1); the amd64 program runs here.
-new_in_root "Debian 12's libaio1 for amd64 and i386 put back, in one apt call" back4.sh <<EOF
-apt-get install -y -q --allow-downgrades /dist/libaio1_*_$arch.deb /dist/libaio1_*_i386.deb |
+	chmod +x "$root/init"
+	# Less to load: what the programs and /init never touch stays out.
+	(cd "$root" && find . -xdev \( -path ./usr/share -o -path ./var/cache -o -path ./var/lib/apt \
+		-o -path ./usr/include -o -path './usr/lib/*/perl*' -o -path './usr/lib/*/gconv' \
+		-o -path ./usr/lib/gcc -o -path ./usr/libexec \) -prune \
+		-o -print | cpio -o -H newc --quiet) >"$work/root.cpio"
+	echo "=== $part. booting $(du -h "$work/vmlinuz" | cut -f1) kernel, $(du -h "$work/root.cpio" | cut -f1) initramfs under qemu-system-x86_64 (TCG)"
+	timeout 900 qemu-system-x86_64 -accel tcg -m 1024 -nodefaults -no-reboot -display none \
+		-serial stdio -kernel "$work/vmlinuz" -initrd "$work/root.cpio" \
+		-append 'console=ttyS0 rdinit=/init panic=-1 quiet' </dev/null >"$work/vm.log" 2>&1 || true
+	tr -d '\r' <"$work/vm.log" | grep -E '^(vm|/ci/prog-)' | tee "$work/vm.out" || true
+	for want in "vm: /ci/prog-$arch passed" "vm: /ci/prog-i386 passed" \
+		"/ci/prog-$arch: 64-bit, libaio /usr/lib/$ma64/$ours" \
+		"/ci/prog-i386: 32-bit, libaio /usr/lib/$ma32/$ours"; do
+		grep -qxF "$want" "$work/vm.out" || { tail -n 30 "$work/vm.log"; echo "VM: no line '$want'"; return 1; }
+	done
+	# Going back is the same: both architectures in one call (apt removes
+	# our libaio-dev, which needs our runtime package); the amd64 program
+	# runs here, on the release's library again.
+	new_in_root "$suite's $runtime for amd64 and i386 put back, in one apt call" back.sh \
+		"$runtime" "$arch" "/usr/lib/$ma64/$dists" <<'EOF'
+runtime=$1 arch=$2 lib=$3
+apt-get install -y -q --allow-downgrades /dist/"$runtime"_*_"$arch".deb /dist/"$runtime"_*_i386.deb |
 	grep -E '^(Remv|Removing|Setting up)'
-dpkg-query -W -f='\${binary:Package} \${Version} \${db:Status-Abbrev}\n' 'libaio1:*' | tee back.out
-[ "\$(grep -c " \$(dpkg-deb -f /dist/libaio1_*_i386.deb Version) ii" back.out)" = 2 ]
-[ -z "\$(dpkg --audit)" ] || { dpkg --audit; exit 1; }
-./prog-$arch
-./prog-$arch | grep -q 'libaio /usr/lib/$ma64/libaio.so.1.0.2$'
+dpkg-query -W -f='${binary:Package} ${Version} ${db:Status-Abbrev}\n' "$runtime:*" | tee back.out
+[ "$(grep -c " $(dpkg-deb -f /dist/"$runtime"_*_i386.deb Version) ii" back.out)" = 2 ]
+[ -z "$(dpkg --audit)" ] || { dpkg --audit; exit 1; }
+./prog-"$arch"
+./prog-"$arch" | grep -q "libaio $lib\$"
 EOF
+}
+
+for f in "$debs/libaio1_${v12}_i386.deb" "$debs/libaio-dev_${v12}_i386.deb" \
+	"$debs/libaio1t64_${v13}_i386.deb" "$debs/libaio-dev_${v13}_i386.deb"; do
+	[ -f "$f" ] && continue
+	echo "=== 4, 5. SKIP: no $(basename "$f") in $debs (the buildd job cross-builds the i386 packages)"
+	echo "=== deb job passed, parts 4 and 5 skipped"
+	exit 0
+done
+part=4
+# The header: the host's Debian 12 libaio-dev's.
+multiarch_part bookworm libaio1 "$v12" /usr/include/libaio.h libaio.so.1.1.0 libaio.so.1.0.2
 took "part 4"
+part=5
+multiarch_part trixie libaio1t64 "$v13" "$work/libaio-13.h" libaio.so.1t64 libaio.so.1t64.0.2
+took "part 5"
 echo "=== deb job passed"
