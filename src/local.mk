@@ -3,6 +3,15 @@
 # time64 node exists only on 32-bit targets, as in Debian's libaio1t64.
 lib_LTLIBRARIES += libaio.la
 libaio_la_SOURCES = \
+	src/arch/aarch64.h \
+	src/arch/arm.h \
+	src/arch/generic.h \
+	src/arch/i386.h \
+	src/arch/loongarch64.h \
+	src/arch/powerpc64.h \
+	src/arch/riscv64.h \
+	src/arch/s390x.h \
+	src/arch/x86_64.h \
 	src/async.h \
 	src/async_submit.c \
 	src/async_worker.c \

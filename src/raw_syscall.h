@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The one place where the library enters the kernel.
+ * The one place where the library enters the kernel: this header, with
+ * the trap it picks below from arch/ (one file per architecture).
  *
  * Every wrapper returns the kernel's raw result: a non-negative value on
  * success or -errno on failure.  None of them touches errno, which is how
  * the public calls keep errno intact (the stock library's convention).
  * x86_64, i386, aarch64, 32-bit arm (EABI), s390x, powerpc64, riscv64 and
  * loongarch64 trap directly; other targets go through libc's syscall(2)
- * with errno saved and restored.  One exception on every target: sys_fstat goes
- * through libc's fstat, and errno is put back only when that fails,
- * the one time libc writes it.
+ * with errno saved and restored (arch/generic.h).  One exception on every
+ * target: sys_fstat goes through libc's fstat, and errno is put back only
+ * when that fails, the one time libc writes it.
  */
 #ifndef LIBAIO_RAW_SYSCALL_H
 #define LIBAIO_RAW_SYSCALL_H
@@ -34,218 +35,23 @@
 #include "syscall_nr.h"
 
 #if defined(__x86_64__) && !defined(__ILP32__)
-
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
-				long f)
-{
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8),
-			   "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-
+# include "arch/x86_64.h"
 #elif defined(__i386__)
-
-/*
- * int $0x80 takes the sixth argument in %ebp, which may be the frame
- * pointer: push the argument first (its address is computed before %esp
- * moves), save %ebp, load it from the stack, and undo both afterwards.
- */
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
-				long f)
-{
-	long ret;
-
-	__asm__ volatile("pushl %[f]\n\t"
-			 "pushl %%ebp\n\t"
-			 "movl 4(%%esp), %%ebp\n\t"
-			 "int $0x80\n\t"
-			 "popl %%ebp\n\t"
-			 "addl $4, %%esp"
-			 : "=a"(ret)
-			 : "a"(n), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e),
-			   [f] "g"(f)
-			 : "memory");
-	return ret;
-}
-
+# include "arch/i386.h"
 #elif defined(__aarch64__)
-
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
-				long f)
-{
-	register long x8 __asm__("x8") = n;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	register long x3 __asm__("x3") = d;
-	register long x4 __asm__("x4") = e;
-	register long x5 __asm__("x5") = f;
-
-	__asm__ volatile("svc 0"
-			 : "+r"(x0)
-			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
-			 : "memory");
-	return x0;
-}
-
+# include "arch/aarch64.h"
 #elif defined(__s390x__)
-
-/* svc 0: the number in r1, the arguments in r2-r7, the result (or
- * -errno) back in r2; every other register survives. */
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
-				long f)
-{
-	register long r1 __asm__("r1") = n;
-	register long r2 __asm__("r2") = a;
-	register long r3 __asm__("r3") = b;
-	register long r4 __asm__("r4") = c;
-	register long r5 __asm__("r5") = d;
-	register long r6 __asm__("r6") = e;
-	register long r7 __asm__("r7") = f;
-
-	__asm__ volatile("svc 0"
-			 : "+d"(r2)
-			 : "d"(r1), "d"(r3), "d"(r4), "d"(r5), "d"(r6), "d"(r7)
-			 : "memory", "cc");
-	return r2;
-}
-
+# include "arch/s390x.h"
 #elif defined(__powerpc64__)
-
-/* sc: the number in r0, the arguments in r3-r8.  The kernel answers a
- * positive errno in r3 with the summary-overflow bit of cr0 set, so the
- * result is negated when that bit is set; it may change r0 and r4-r12,
- * ctr, xer and cr0. */
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
-				long f)
-{
-	register long r0 __asm__("r0") = n;
-	register long r3 __asm__("r3") = a;
-	register long r4 __asm__("r4") = b;
-	register long r5 __asm__("r5") = c;
-	register long r6 __asm__("r6") = d;
-	register long r7 __asm__("r7") = e;
-	register long r8 __asm__("r8") = f;
-
-	__asm__ volatile("sc\n\t"
-			 "bns+ 1f\n\t"
-			 "neg %1, %1\n"
-			 "1:"
-			 : "+r"(r0), "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r6),
-			   "+r"(r7), "+r"(r8)
-			 :
-			 : "memory", "cr0", "r9", "r10", "r11", "r12", "ctr",
-			   "xer");
-	return r3;
-}
-
+# include "arch/powerpc64.h"
 #elif defined(__riscv) && __riscv_xlen == 64
-
-/* ecall: the number in a7, the arguments in a0-a5, the result (or
- * -errno) back in a0. */
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
-				long f)
-{
-	register long a7 __asm__("a7") = n;
-	register long a0 __asm__("a0") = a;
-	register long a1 __asm__("a1") = b;
-	register long a2 __asm__("a2") = c;
-	register long a3 __asm__("a3") = d;
-	register long a4 __asm__("a4") = e;
-	register long a5 __asm__("a5") = f;
-
-	__asm__ volatile("ecall"
-			 : "+r"(a0)
-			 : "r"(a7), "r"(a1), "r"(a2), "r"(a3), "r"(a4), "r"(a5)
-			 : "memory");
-	return a0;
-}
-
+# include "arch/riscv64.h"
 #elif defined(__loongarch64)
-
-/* syscall 0: the number in a7, the arguments in a0-a5, the result (or
- * -errno) back in a0.  The kernel may leave other values in the
- * temporaries t0-t8 on return. */
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
-				long f)
-{
-	register long a7 __asm__("$a7") = n;
-	register long a0 __asm__("$a0") = a;
-	register long a1 __asm__("$a1") = b;
-	register long a2 __asm__("$a2") = c;
-	register long a3 __asm__("$a3") = d;
-	register long a4 __asm__("$a4") = e;
-	register long a5 __asm__("$a5") = f;
-
-	__asm__ volatile("syscall 0"
-			 : "+r"(a0)
-			 : "r"(a7), "r"(a1), "r"(a2), "r"(a3), "r"(a4), "r"(a5)
-			 : "memory", "$t0", "$t1", "$t2", "$t3", "$t4", "$t5",
-			   "$t6", "$t7", "$t8");
-	return a0;
-}
-
+# include "arch/loongarch64.h"
 #elif defined(__arm__) && defined(__ARM_EABI__)
-
-/*
- * svc 0 (EABI): the number in r7, the arguments in r0-r5, the result (or
- * -errno) back in r0.  Thumb code may keep its frame pointer in r7, which
- * the compiler then refuses to hand out as an operand: the number goes in
- * through any register and r7 is saved around the trap in another.  If
- * the compiler does give r7 to one of the two operands, it holds nothing
- * live there, and the sequence still traps with the number in r7.
- */
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
-				long f)
-{
-	register long r0 __asm__("r0") = a;
-	register long r1 __asm__("r1") = b;
-	register long r2 __asm__("r2") = c;
-	register long r3 __asm__("r3") = d;
-	register long r4 __asm__("r4") = e;
-	register long r5 __asm__("r5") = f;
-	long saved;
-
-	__asm__ volatile("mov %[saved], r7\n\t"
-			 "mov r7, %[n]\n\t"
-			 "svc 0\n\t"
-			 "mov r7, %[saved]"
-			 : "+r"(r0), [saved] "=&r"(saved)
-			 : [n] "r"(n), "r"(r1), "r"(r2), "r"(r3), "r"(r4),
-			   "r"(r5)
-			 : "memory", "cc");	/* Thumb-1's mov sets the flags */
-	return r0;
-}
-
+# include "arch/arm.h"
 #else
-
-/*
- * Elsewhere (the rarer architectures) the C library's syscall() does the
- * trap and reports a failure in errno.  A
- * task made by a raw clone(CLONE_VM) shares that errno, so it can
- * overwrite the value between the call and the read below.
- */
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
-				long f)
-{
-	int saved = errno;
-	long ret = syscall(n, a, b, c, d, e, f);
-
-	if (ret == -1) {
-		ret = -errno;
-		errno = saved;
-	}
-	return ret;
-}
-
+# include "arch/generic.h"
 #endif
 
 #define SC_ARG(x) ((long)(x))
