@@ -39,6 +39,7 @@ libaio_la_SOURCES = \
 	src/poll_rec.c \
 	src/poll_thread.c \
 	src/poll_rec.h \
+	src/poll_syscall.h \
 	src/queue.c \
 	src/reap.h \
 	src/registry.c \

@@ -8,25 +8,23 @@
  * the public calls keep errno intact (the stock library's convention).
  * x86_64, i386, aarch64, 32-bit arm (EABI), s390x, powerpc64, riscv64 and
  * loongarch64 trap directly; other targets go through libc's syscall(2)
- * with errno saved and restored (arch/generic.h).  One exception on every
- * target: sys_fstat goes through libc's fstat, and errno is put back only
- * when that fails, the one time libc writes it.
+ * with errno saved and restored (arch/generic.h).  The calls only the
+ * poll emulation makes are in poll_syscall.h, beside that code, and go
+ * through the same trap.  One exception on every target: sys_fstat
+ * (there) goes through libc's fstat, and errno is put back only when that
+ * fails, the one time libc writes it.
  */
 #ifndef LIBAIO_RAW_SYSCALL_H
 #define LIBAIO_RAW_SYSCALL_H
 
 #include <errno.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
-#include <string.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/capability.h>
 #include <linux/posix_types.h>
 
 #include "compiler.h"
@@ -197,13 +195,6 @@ static inline long sys_futex_wait_for(int *addr, int val,
 #endif
 }
 
-/* FUTEX_WAIT on a word the kernel wakes with a shared FUTEX_WAKE (a
- * thread id it clears at the thread's exit). */
-static inline long sys_futex_wait_shared(int *addr, int val)
-{
-	return raw_syscall4(SYS_futex, addr, 0 /* FUTEX_WAIT */, val, NULL);
-}
-
 static inline long sys_futex_wake(int *addr, int n)
 {
 	return raw_syscall3(SYS_futex, addr, 129 /* FUTEX_WAKE_PRIVATE */, n);
@@ -227,15 +218,11 @@ static inline long sys_gettid(void)
 	return raw_syscall0(SYS_gettid);
 }
 
-/* For the poll emulation (poll_emul.c, poll_helper.c). */
+/* Files and memory, for the poll emulation, the async workers and
+ * io_aio_limits.  The poll emulation's own calls are in poll_syscall.h. */
 static inline long sys_read(int fd, void *buf, size_t n)
 {
 	return raw_syscall3(SYS_read, fd, buf, n);
-}
-
-static inline long sys_write(int fd, const void *buf, size_t n)
-{
-	return raw_syscall3(SYS_write, fd, buf, n);
 }
 
 static inline long sys_openat(int dirfd, const char *path, int flags)
@@ -243,20 +230,9 @@ static inline long sys_openat(int dirfd, const char *path, int flags)
 	return raw_syscall4(SYS_openat, dirfd, path, flags, 0);
 }
 
-static inline long sys_readlinkat(int dirfd, const char *path, char *buf,
-				  size_t n)
-{
-	return raw_syscall4(SYS_readlinkat, dirfd, path, buf, n);
-}
-
 static inline long sys_fcntl(int fd, int cmd, long arg)
 {
 	return raw_syscall3(SYS_fcntl, fd, cmd, arg);
-}
-
-static inline long sys_eventfd2(unsigned count, int flags)
-{
-	return raw_syscall2(SYS_eventfd2, count, flags);
 }
 
 static inline long sys_memfd_create(const char *name, unsigned flags)
@@ -268,71 +244,6 @@ static inline long sys_memfd_create(const char *name, unsigned flags)
 	(void)flags;
 	return -ENOSYS;
 #endif
-}
-
-static inline long sys_epoll_create1(int flags)
-{
-	return raw_syscall1(SYS_epoll_create1, flags);
-}
-
-static inline long sys_epoll_ctl(int epfd, int op, int fd, void *ev)
-{
-	return raw_syscall4(SYS_epoll_ctl, epfd, op, fd, ev);
-}
-
-/* Identity checks of the emulation's own descriptors: statx of the fd
- * itself (AT_EMPTY_PATH with ""), and kcmp between two descriptors. */
-static inline long sys_statx_fd(int fd, unsigned mask, void *stx)
-{
-#ifdef SYS_statx
-	return raw_syscall5(SYS_statx, fd, "", 0x1000 /* AT_EMPTY_PATH */, mask,
-			    stx);
-#else
-	(void)fd;
-	(void)mask;
-	(void)stx;
-	return -ENOSYS;
-#endif
-}
-
-/* fstat, for kernels without statx (before 4.11) or a filter refusing
- * it.  Through the C library, the one call here that is: struct stat's
- * layout, and which system call fills it, differ between architectures
- * and word sizes, and the C library knows them.  fstat is
- * async-signal-safe.  The C library leaves errno alone on success; on
- * failure (statx and fstat both refused, or fd closed meanwhile) it sets
- * errno, and only then is it put back, so that a task sharing this
- * thread's errno (a raw clone) is touched at most in that case.  On
- * 32-bit targets glibc's fstat tries statx first and goes on to fstat64
- * only when statx answers ENOSYS. */
-static inline long sys_fstat(int fd, struct stat *st)
-{
-	int saved = errno;
-	long r;
-
-	if (fstat(fd, st) == 0)
-		return 0;
-	r = -errno;
-	errno = saved;
-	return r;
-}
-
-static inline long sys_kcmp(long pid, int type, long idx1, long idx2)
-{
-#ifdef SYS_kcmp
-	return raw_syscall5(SYS_kcmp, pid, pid, type, idx1, idx2);
-#else
-	(void)pid;
-	(void)type;
-	(void)idx1;
-	(void)idx2;
-	return -ENOSYS;
-#endif
-}
-
-static inline long sys_pipe2(int fds[2], int flags)
-{
-	return raw_syscall2(SYS_pipe2, fds, flags);
 }
 
 /* mmap at offset 0 (where mmap2 and mmap agree): the address or -errno. */
@@ -359,72 +270,6 @@ static inline long sys_mmap0(size_t len, int prot, int flags, int fd)
 static inline long sys_munmap(void *addr, size_t len)
 {
 	return raw_syscall2(SYS_munmap, addr, len);
-}
-
-/* The calling thread's real, effective and saved ids (the 32-bit calls
- * where a 16-bit one has the plain name). */
-static inline long sys_getresuid(unsigned ids[3])
-{
-#ifdef SYS_getresuid32
-	return raw_syscall3(SYS_getresuid32, &ids[0], &ids[1], &ids[2]);
-#else
-	return raw_syscall3(SYS_getresuid, &ids[0], &ids[1], &ids[2]);
-#endif
-}
-
-static inline long sys_getresgid(unsigned ids[3])
-{
-#ifdef SYS_getresgid32
-	return raw_syscall3(SYS_getresgid32, &ids[0], &ids[1], &ids[2]);
-#else
-	return raw_syscall3(SYS_getresgid, &ids[0], &ids[1], &ids[2]);
-#endif
-}
-
-/* Give up every capability of the calling thread, for good. */
-static inline long sys_drop_capabilities(void)
-{
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3];
-
-	memset(none, 0, sizeof(none));
-	return raw_syscall2(SYS_capset, &h, none);
-}
-
-static inline long sys_mprotect(void *addr, size_t len, int prot)
-{
-	return raw_syscall3(SYS_mprotect, addr, len, prot);
-}
-
-/*
- * A thread of the process that the C library does not know (the poll
- * helper, poll_helper.c): it shares memory, descriptors and signal
- * handlers, keeps the creator's thread pointer, and runs fn on the stack
- * below stack_top.  *tid is set before fn runs and cleared by the kernel
- * (with a futex wake) once the thread is gone.  The C library's clone
- * wrapper does what only assembly can (fn on the new stack, then the
- * exit system call).  The thread id, or -errno; errno kept.
- */
-static inline long sys_clone_thread(int (*fn)(void *), void *stack_top,
-				    void *arg, int *tid)
-{
-	int saved = errno;
-	long ret = clone(fn, stack_top,
-			 CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
-			 CLONE_THREAD | CLONE_SYSVSEM | CLONE_PARENT_SETTID |
-			 CLONE_CHILD_CLEARTID, arg, tid, NULL, tid);
-
-	if (ret < 0)
-		ret = -errno;
-	errno = saved;
-	return ret;
-}
-
-/* epoll_pwait with no mask: the one epoll wait every architecture has. */
-static inline long sys_epoll_wait(int epfd, void *ev, int max, int ms)
-{
-	return raw_syscall6(SYS_epoll_pwait, epfd, SC_ARG(ev), max, ms, 0,
-			    KERNEL_SIGSET_SIZE);
 }
 
 /*
@@ -456,15 +301,6 @@ static inline long sys_vm_readv(const struct iovec *local,
 {
 	return raw_syscall6(SYS_process_vm_readv, sys_gettid(),
 			    SC_ARG(local), n, SC_ARG(remote), n, 0);
-}
-
-/* ppoll with a zero timeout (a check, never a wait); its timespec is two
- * __kernel_long_t, as for the futex call above. */
-static inline long sys_ppoll_now(void *fds, unsigned n)
-{
-	static const __kernel_long_t zero[2] = { 0, 0 };
-
-	return raw_syscall5(SYS_ppoll, fds, n, zero, NULL, KERNEL_SIGSET_SIZE);
 }
 
 #endif /* LIBAIO_RAW_SYSCALL_H */
