@@ -18,7 +18,7 @@
  * thread id it clears at the thread's exit). */
 static inline long sys_futex_wait_shared(int *addr, int val)
 {
-	return raw_syscall4(SYS_futex, addr, 0 /* FUTEX_WAIT */, val, NULL);
+	return raw_syscall4(NR_futex, addr, 0 /* FUTEX_WAIT */, val, NULL);
 }
 
 static inline long sys_write(int fd, const void *buf, size_t n)
@@ -51,15 +51,8 @@ static inline long sys_epoll_ctl(int epfd, int op, int fd, void *ev)
  * itself (AT_EMPTY_PATH with ""), and kcmp between two descriptors. */
 static inline long sys_statx_fd(int fd, unsigned mask, void *stx)
 {
-#ifdef SYS_statx
-	return raw_syscall5(SYS_statx, fd, "", 0x1000 /* AT_EMPTY_PATH */, mask,
+	return raw_syscall5(NR_statx, fd, "", 0x1000 /* AT_EMPTY_PATH */, mask,
 			    stx);
-#else
-	(void)fd;
-	(void)mask;
-	(void)stx;
-	return -ENOSYS;
-#endif
 }
 
 /* fstat, for kernels without statx (before 4.11) or a filter refusing
@@ -86,15 +79,7 @@ static inline long sys_fstat(int fd, struct stat *st)
 
 static inline long sys_kcmp(long pid, int type, long idx1, long idx2)
 {
-#ifdef SYS_kcmp
-	return raw_syscall5(SYS_kcmp, pid, pid, type, idx1, idx2);
-#else
-	(void)pid;
-	(void)type;
-	(void)idx1;
-	(void)idx2;
-	return -ENOSYS;
-#endif
+	return raw_syscall5(NR_kcmp, pid, pid, type, idx1, idx2);
 }
 
 static inline long sys_pipe2(int fds[2], int flags)
@@ -102,24 +87,17 @@ static inline long sys_pipe2(int fds[2], int flags)
 	return raw_syscall2(SYS_pipe2, fds, flags);
 }
 
-/* The calling thread's real, effective and saved ids (the 32-bit calls
- * where a 16-bit one has the plain name). */
+/* The calling thread's real, effective and saved ids (NR_getresuid and
+ * NR_getresgid are the 32-bit calls where a 16-bit one has the plain
+ * name). */
 static inline long sys_getresuid(unsigned ids[3])
 {
-#ifdef SYS_getresuid32
-	return raw_syscall3(SYS_getresuid32, &ids[0], &ids[1], &ids[2]);
-#else
-	return raw_syscall3(SYS_getresuid, &ids[0], &ids[1], &ids[2]);
-#endif
+	return raw_syscall3(NR_getresuid, &ids[0], &ids[1], &ids[2]);
 }
 
 static inline long sys_getresgid(unsigned ids[3])
 {
-#ifdef SYS_getresgid32
-	return raw_syscall3(SYS_getresgid32, &ids[0], &ids[1], &ids[2]);
-#else
-	return raw_syscall3(SYS_getresgid, &ids[0], &ids[1], &ids[2]);
-#endif
+	return raw_syscall3(NR_getresgid, &ids[0], &ids[1], &ids[2]);
 }
 
 /* Give up every capability of the calling thread, for good. */

@@ -3,7 +3,7 @@
 #ifndef LIBAIO_ARCH_AARCH64_H
 #define LIBAIO_ARCH_AARCH64_H
 
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
+static inline long arch_syscall6(long n, long a, long b, long c, long d, long e,
 				long f)
 {
 	register long x8 __asm__("x8") = n;

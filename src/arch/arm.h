@@ -11,7 +11,7 @@
  * the compiler does give r7 to one of the two operands, it holds nothing
  * live there, and the sequence still traps with the number in r7.
  */
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
+static inline long arch_syscall6(long n, long a, long b, long c, long d, long e,
 				long f)
 {
 	register long r0 __asm__("r0") = a;

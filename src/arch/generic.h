@@ -13,7 +13,7 @@
  * task made by a raw clone(CLONE_VM) shares that errno, so it can
  * overwrite the value between the call and the read below.
  */
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
+static inline long arch_syscall6(long n, long a, long b, long c, long d, long e,
 				long f)
 {
 	int saved = errno;

@@ -8,7 +8,7 @@
  * pointer: push the argument first (its address is computed before %esp
  * moves), save %ebp, load it from the stack, and undo both afterwards.
  */
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
+static inline long arch_syscall6(long n, long a, long b, long c, long d, long e,
 				long f)
 {
 	long ret;

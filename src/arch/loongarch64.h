@@ -6,7 +6,7 @@
 /* syscall 0: the number in a7, the arguments in a0-a5, the result (or
  * -errno) back in a0.  The kernel may leave other values in the
  * temporaries t0-t8 on return. */
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
+static inline long arch_syscall6(long n, long a, long b, long c, long d, long e,
 				long f)
 {
 	register long a7 __asm__("$a7") = n;

@@ -7,7 +7,7 @@
  * positive errno in r3 with the summary-overflow bit of cr0 set, so the
  * result is negated when that bit is set; it may change r0 and r4-r12,
  * ctr, xer and cr0. */
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
+static inline long arch_syscall6(long n, long a, long b, long c, long d, long e,
 				long f)
 {
 	register long r0 __asm__("r0") = n;

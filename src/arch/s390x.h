@@ -5,7 +5,7 @@
 
 /* svc 0: the number in r1, the arguments in r2-r7, the result (or
  * -errno) back in r2; every other register survives. */
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
+static inline long arch_syscall6(long n, long a, long b, long c, long d, long e,
 				long f)
 {
 	register long r1 __asm__("r1") = n;
