@@ -7,6 +7,7 @@
 #ifndef LIBAIO_POLL_SYSCALL_H
 #define LIBAIO_POLL_SYSCALL_H
 
+#include <fcntl.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,11 +15,15 @@
 
 #include "raw_syscall.h"
 
+#ifndef AT_EMPTY_PATH
+# define AT_EMPTY_PATH		0x1000	/* Linux 2.6.39 */
+#endif
+
 /* FUTEX_WAIT on a word the kernel wakes with a shared FUTEX_WAKE (a
  * thread id it clears at the thread's exit). */
 static inline long sys_futex_wait_shared(int *addr, int val)
 {
-	return raw_syscall4(NR_futex, addr, 0 /* FUTEX_WAIT */, val, NULL);
+	return raw_syscall4(NR_futex, addr, FUTEX_WAIT, val, NULL);
 }
 
 static inline long sys_write(int fd, const void *buf, size_t n)
@@ -51,8 +56,7 @@ static inline long sys_epoll_ctl(int epfd, int op, int fd, void *ev)
  * itself (AT_EMPTY_PATH with ""), and kcmp between two descriptors. */
 static inline long sys_statx_fd(int fd, unsigned mask, void *stx)
 {
-	return raw_syscall5(NR_statx, fd, "", 0x1000 /* AT_EMPTY_PATH */, mask,
-			    stx);
+	return raw_syscall5(NR_statx, fd, "", AT_EMPTY_PATH, mask, stx);
 }
 
 /* fstat, for kernels without statx (before 4.11) or a filter refusing

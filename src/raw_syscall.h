@@ -21,16 +21,39 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
+#include <linux/futex.h>
 #include <linux/posix_types.h>
 
 #include "compiler.h"
 #include "kernel_abi.h"
 #include "libaio.h"
 #include "syscall_nr.h"
+
+/* Where the build machine's headers are older than the calls the library
+ * makes, the values fixed by the kernel's ABI. */
+#ifndef FUTEX_WAIT
+# define FUTEX_WAIT		0
+#endif
+#ifndef FUTEX_WAKE
+# define FUTEX_WAKE		1
+#endif
+#ifndef FUTEX_PRIVATE_FLAG
+# define FUTEX_PRIVATE_FLAG	128
+#endif
+#ifndef FUTEX_WAIT_PRIVATE
+# define FUTEX_WAIT_PRIVATE	(FUTEX_WAIT | FUTEX_PRIVATE_FLAG)
+#endif
+#ifndef FUTEX_WAKE_PRIVATE
+# define FUTEX_WAKE_PRIVATE	(FUTEX_WAKE | FUTEX_PRIVATE_FLAG)
+#endif
+#ifndef MADV_WIPEONFORK
+# define MADV_WIPEONFORK	18	/* Linux 4.14 */
+#endif
 
 #if defined(__x86_64__) && !defined(__ILP32__)
 # include "arch/x86_64.h"
@@ -174,8 +197,7 @@ static inline long sys_sigpending(void *set)
 
 static inline long sys_futex_wait(int *addr, int val)
 {
-	return raw_syscall4(NR_futex, addr, 128 /* FUTEX_WAIT_PRIVATE */, val,
-			    NULL);
+	return raw_syscall4(NR_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL);
 }
 
 /* FUTEX_WAIT_PRIVATE with a relative timeout.  The native futex call's
@@ -183,13 +205,12 @@ static inline long sys_futex_wait(int *addr, int val)
 static inline long sys_futex_wait_for(int *addr, int val,
 				      const __kernel_long_t ts[2])
 {
-	return raw_syscall4(NR_futex, addr, 128 /* FUTEX_WAIT_PRIVATE */, val,
-			    ts);
+	return raw_syscall4(NR_futex, addr, FUTEX_WAIT_PRIVATE, val, ts);
 }
 
 static inline long sys_futex_wake(int *addr, int n)
 {
-	return raw_syscall3(NR_futex, addr, 129 /* FUTEX_WAKE_PRIVATE */, n);
+	return raw_syscall3(NR_futex, addr, FUTEX_WAKE_PRIVATE, n);
 }
 
 static inline long sys_madvise(void *addr, size_t len, int advice)
