@@ -17,7 +17,7 @@
 #include <linux/stat.h>
 
 #include "fd_id.h"
-#include "raw_syscall.h"
+#include "poll_syscall.h"
 
 /*
  * dir, then fd (not negative) in decimal; buf has room for dir and ten

@@ -3,6 +3,15 @@
 # time64 node exists only on 32-bit targets, as in Debian's libaio1t64.
 lib_LTLIBRARIES += libaio.la
 libaio_la_SOURCES = \
+	src/arch/aarch64.h \
+	src/arch/arm.h \
+	src/arch/generic.h \
+	src/arch/i386.h \
+	src/arch/loongarch64.h \
+	src/arch/powerpc64.h \
+	src/arch/riscv64.h \
+	src/arch/s390x.h \
+	src/arch/x86_64.h \
 	src/async.h \
 	src/async_submit.c \
 	src/async_worker.c \
@@ -30,6 +39,7 @@ libaio_la_SOURCES = \
 	src/poll_rec.c \
 	src/poll_thread.c \
 	src/poll_rec.h \
+	src/poll_syscall.h \
 	src/queue.c \
 	src/reap.h \
 	src/registry.c \

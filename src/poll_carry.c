@@ -42,7 +42,7 @@
 #include "poll_emul.h"
 #include "poll_helper.h"
 #include "poll_rec.h"
-#include "raw_syscall.h"
+#include "poll_syscall.h"
 
 /* Set once a carried submission says EINVAL for a poll without RESFD: a
  * kernel without aio poll, where the helper serves every poll.  Relaxed:

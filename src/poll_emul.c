@@ -50,7 +50,7 @@
 #include "poll_emul.h"
 #include "poll_helper.h"
 #include "poll_rec.h"
-#include "raw_syscall.h"
+#include "poll_syscall.h"
 #include "registry.h"
 #include "user_ptr.h"
 

@@ -20,7 +20,7 @@
 #include "poll_emul.h"
 #include "poll_helper.h"
 #include "poll_rec.h"
-#include "raw_syscall.h"
+#include "poll_syscall.h"
 #include "registry.h"
 
 /* epoll data of the wake-up pipe; no record token is ever this. */

@@ -56,7 +56,7 @@
 #include "compiler.h"
 #include "poll_helper.h"
 #include "poll_rec.h"
-#include "raw_syscall.h"
+#include "poll_syscall.h"
 
 #if defined(__SANITIZE_THREAD__)
 # define HELPER_IS_PTHREAD 1

@@ -1,31 +1,32 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
- * The one place where the library enters the kernel.
+ * The one place where the library enters the kernel: this header, with
+ * the trap it picks below from arch/ (one file per architecture).
  *
  * Every wrapper returns the kernel's raw result: a non-negative value on
  * success or -errno on failure.  None of them touches errno, which is how
  * the public calls keep errno intact (the stock library's convention).
  * x86_64, i386, aarch64, 32-bit arm (EABI), s390x, powerpc64, riscv64 and
  * loongarch64 trap directly; other targets go through libc's syscall(2)
- * with errno saved and restored.  One exception on every target: sys_fstat goes
- * through libc's fstat, and errno is put back only when that fails,
- * the one time libc writes it.
+ * with errno saved and restored (arch/generic.h).  The calls only the
+ * poll emulation makes are in poll_syscall.h, beside that code, and go
+ * through the same trap.  One exception on every target: sys_fstat
+ * (there) goes through libc's fstat, and errno is put back only when that
+ * fails, the one time libc writes it.
  */
 #ifndef LIBAIO_RAW_SYSCALL_H
 #define LIBAIO_RAW_SYSCALL_H
 
 #include <errno.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
-#include <string.h>
-#include <sys/stat.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
-#include <linux/capability.h>
+#include <linux/futex.h>
 #include <linux/posix_types.h>
 
 #include "compiler.h"
@@ -33,220 +34,57 @@
 #include "libaio.h"
 #include "syscall_nr.h"
 
-#if defined(__x86_64__) && !defined(__ILP32__)
-
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
-				long f)
-{
-	register long r10 __asm__("r10") = d;
-	register long r8 __asm__("r8") = e;
-	register long r9 __asm__("r9") = f;
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8),
-			   "r"(r9)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-
-#elif defined(__i386__)
-
-/*
- * int $0x80 takes the sixth argument in %ebp, which may be the frame
- * pointer: push the argument first (its address is computed before %esp
- * moves), save %ebp, load it from the stack, and undo both afterwards.
- */
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
-				long f)
-{
-	long ret;
-
-	__asm__ volatile("pushl %[f]\n\t"
-			 "pushl %%ebp\n\t"
-			 "movl 4(%%esp), %%ebp\n\t"
-			 "int $0x80\n\t"
-			 "popl %%ebp\n\t"
-			 "addl $4, %%esp"
-			 : "=a"(ret)
-			 : "a"(n), "b"(a), "c"(b), "d"(c), "S"(d), "D"(e),
-			   [f] "g"(f)
-			 : "memory");
-	return ret;
-}
-
-#elif defined(__aarch64__)
-
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
-				long f)
-{
-	register long x8 __asm__("x8") = n;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	register long x3 __asm__("x3") = d;
-	register long x4 __asm__("x4") = e;
-	register long x5 __asm__("x5") = f;
-
-	__asm__ volatile("svc 0"
-			 : "+r"(x0)
-			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3), "r"(x4), "r"(x5)
-			 : "memory");
-	return x0;
-}
-
-#elif defined(__s390x__)
-
-/* svc 0: the number in r1, the arguments in r2-r7, the result (or
- * -errno) back in r2; every other register survives. */
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
-				long f)
-{
-	register long r1 __asm__("r1") = n;
-	register long r2 __asm__("r2") = a;
-	register long r3 __asm__("r3") = b;
-	register long r4 __asm__("r4") = c;
-	register long r5 __asm__("r5") = d;
-	register long r6 __asm__("r6") = e;
-	register long r7 __asm__("r7") = f;
-
-	__asm__ volatile("svc 0"
-			 : "+d"(r2)
-			 : "d"(r1), "d"(r3), "d"(r4), "d"(r5), "d"(r6), "d"(r7)
-			 : "memory", "cc");
-	return r2;
-}
-
-#elif defined(__powerpc64__)
-
-/* sc: the number in r0, the arguments in r3-r8.  The kernel answers a
- * positive errno in r3 with the summary-overflow bit of cr0 set, so the
- * result is negated when that bit is set; it may change r0 and r4-r12,
- * ctr, xer and cr0. */
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
-				long f)
-{
-	register long r0 __asm__("r0") = n;
-	register long r3 __asm__("r3") = a;
-	register long r4 __asm__("r4") = b;
-	register long r5 __asm__("r5") = c;
-	register long r6 __asm__("r6") = d;
-	register long r7 __asm__("r7") = e;
-	register long r8 __asm__("r8") = f;
-
-	__asm__ volatile("sc\n\t"
-			 "bns+ 1f\n\t"
-			 "neg %1, %1\n"
-			 "1:"
-			 : "+r"(r0), "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r6),
-			   "+r"(r7), "+r"(r8)
-			 :
-			 : "memory", "cr0", "r9", "r10", "r11", "r12", "ctr",
-			   "xer");
-	return r3;
-}
-
-#elif defined(__riscv) && __riscv_xlen == 64
-
-/* ecall: the number in a7, the arguments in a0-a5, the result (or
- * -errno) back in a0. */
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
-				long f)
-{
-	register long a7 __asm__("a7") = n;
-	register long a0 __asm__("a0") = a;
-	register long a1 __asm__("a1") = b;
-	register long a2 __asm__("a2") = c;
-	register long a3 __asm__("a3") = d;
-	register long a4 __asm__("a4") = e;
-	register long a5 __asm__("a5") = f;
-
-	__asm__ volatile("ecall"
-			 : "+r"(a0)
-			 : "r"(a7), "r"(a1), "r"(a2), "r"(a3), "r"(a4), "r"(a5)
-			 : "memory");
-	return a0;
-}
-
-#elif defined(__loongarch64)
-
-/* syscall 0: the number in a7, the arguments in a0-a5, the result (or
- * -errno) back in a0.  The kernel may leave other values in the
- * temporaries t0-t8 on return. */
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
-				long f)
-{
-	register long a7 __asm__("$a7") = n;
-	register long a0 __asm__("$a0") = a;
-	register long a1 __asm__("$a1") = b;
-	register long a2 __asm__("$a2") = c;
-	register long a3 __asm__("$a3") = d;
-	register long a4 __asm__("$a4") = e;
-	register long a5 __asm__("$a5") = f;
-
-	__asm__ volatile("syscall 0"
-			 : "+r"(a0)
-			 : "r"(a7), "r"(a1), "r"(a2), "r"(a3), "r"(a4), "r"(a5)
-			 : "memory", "$t0", "$t1", "$t2", "$t3", "$t4", "$t5",
-			   "$t6", "$t7", "$t8");
-	return a0;
-}
-
-#elif defined(__arm__) && defined(__ARM_EABI__)
-
-/*
- * svc 0 (EABI): the number in r7, the arguments in r0-r5, the result (or
- * -errno) back in r0.  Thumb code may keep its frame pointer in r7, which
- * the compiler then refuses to hand out as an operand: the number goes in
- * through any register and r7 is saved around the trap in another.  If
- * the compiler does give r7 to one of the two operands, it holds nothing
- * live there, and the sequence still traps with the number in r7.
- */
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
-				long f)
-{
-	register long r0 __asm__("r0") = a;
-	register long r1 __asm__("r1") = b;
-	register long r2 __asm__("r2") = c;
-	register long r3 __asm__("r3") = d;
-	register long r4 __asm__("r4") = e;
-	register long r5 __asm__("r5") = f;
-	long saved;
-
-	__asm__ volatile("mov %[saved], r7\n\t"
-			 "mov r7, %[n]\n\t"
-			 "svc 0\n\t"
-			 "mov r7, %[saved]"
-			 : "+r"(r0), [saved] "=&r"(saved)
-			 : [n] "r"(n), "r"(r1), "r"(r2), "r"(r3), "r"(r4),
-			   "r"(r5)
-			 : "memory", "cc");	/* Thumb-1's mov sets the flags */
-	return r0;
-}
-
-#else
-
-/*
- * Elsewhere (the rarer architectures) the C library's syscall() does the
- * trap and reports a failure in errno.  A
- * task made by a raw clone(CLONE_VM) shares that errno, so it can
- * overwrite the value between the call and the read below.
- */
-static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
-				long f)
-{
-	int saved = errno;
-	long ret = syscall(n, a, b, c, d, e, f);
-
-	if (ret == -1) {
-		ret = -errno;
-		errno = saved;
-	}
-	return ret;
-}
-
+/* Where the build machine's headers are older than the calls the library
+ * makes, the values fixed by the kernel's ABI. */
+#ifndef FUTEX_WAIT
+# define FUTEX_WAIT		0
 #endif
+#ifndef FUTEX_WAKE
+# define FUTEX_WAKE		1
+#endif
+#ifndef FUTEX_PRIVATE_FLAG
+# define FUTEX_PRIVATE_FLAG	128
+#endif
+#ifndef FUTEX_WAIT_PRIVATE
+# define FUTEX_WAIT_PRIVATE	(FUTEX_WAIT | FUTEX_PRIVATE_FLAG)
+#endif
+#ifndef FUTEX_WAKE_PRIVATE
+# define FUTEX_WAKE_PRIVATE	(FUTEX_WAKE | FUTEX_PRIVATE_FLAG)
+#endif
+#ifndef MADV_WIPEONFORK
+# define MADV_WIPEONFORK	18	/* Linux 4.14 */
+#endif
+
+#if defined(__x86_64__) && !defined(__ILP32__)
+# include "arch/x86_64.h"
+#elif defined(__i386__)
+# include "arch/i386.h"
+#elif defined(__aarch64__)
+# include "arch/aarch64.h"
+#elif defined(__s390x__)
+# include "arch/s390x.h"
+#elif defined(__powerpc64__)
+# include "arch/powerpc64.h"
+#elif defined(__riscv) && __riscv_xlen == 64
+# include "arch/riscv64.h"
+#elif defined(__loongarch64)
+# include "arch/loongarch64.h"
+#elif defined(__arm__) && defined(__ARM_EABI__)
+# include "arch/arm.h"
+#else
+# include "arch/generic.h"
+#endif
+
+/* The trap, or -ENOSYS without one for a call this target lacks: its
+ * number is then negative (syscall_nr.h).  Every number is a constant,
+ * so the test folds away and leaves either the trap or the answer. */
+static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
+				long f)
+{
+	if (n < 0)
+		return -ENOSYS;
+	return arch_syscall6(n, a, b, c, d, e, f);
+}
 
 #define SC_ARG(x) ((long)(x))
 #define raw_syscall0(n) raw_syscall6((n), 0, 0, 0, 0, 0, 0)
@@ -264,7 +102,7 @@ static inline long raw_syscall6(long n, long a, long b, long c, long d, long e,
 /*
  * Every AIO system call the library makes, from any thread, for
  * io_syscall_count().  Each aio_sys_* wrapper adds one just before it
- * enters the kernel (a wrapper that has no system call on this target adds
+ * enters the kernel (a call this target lacks, numbered -1, adds
  * nothing).  Relaxed suffices: the count orders nothing else, each
  * increment is atomic on its own so none is lost, and a reader wants only
  * a total that already holds every call its own thread made (program
@@ -315,12 +153,10 @@ static inline long aio_sys_getevents(io_context_t ctx, long min_nr, long nr,
 				     struct io_event *ev,
 				     const struct timespec *ts)
 {
-#ifdef NR_io_getevents
+	if (NR_io_getevents < 0)
+		return -ENOSYS;	/* no call, so nothing to count */
 	aio_sys_count();
 	return raw_syscall5(NR_io_getevents, ctx, min_nr, nr, ev, ts);
-#else
-	return -ENOSYS;
-#endif
 }
 
 static inline long aio_sys_pgetevents(io_context_t ctx, long min_nr, long nr,
@@ -328,13 +164,11 @@ static inline long aio_sys_pgetevents(io_context_t ctx, long min_nr, long nr,
 				      const struct timespec *ts,
 				      const struct aio_sigset_arg *sig)
 {
-#ifdef NR_io_pgetevents
+	if (NR_io_pgetevents < 0)
+		return -ENOSYS;	/* no call, so nothing to count */
 	aio_sys_count();
 	return raw_syscall6(NR_io_pgetevents, SC_ARG(ctx), min_nr, nr,
 			    SC_ARG(ev), SC_ARG(ts), SC_ARG(sig));
-#else
-	return -ENOSYS;
-#endif
 }
 
 static inline long aio_sys_pgetevents_time64(io_context_t ctx, long min_nr,
@@ -342,19 +176,11 @@ static inline long aio_sys_pgetevents_time64(io_context_t ctx, long min_nr,
 					     const struct kernel_timespec64 *ts,
 					     const struct aio_sigset_arg *sig)
 {
-#ifdef NR_io_pgetevents_time64
+	if (NR_io_pgetevents_time64 < 0)
+		return -ENOSYS;	/* no call, so nothing to count */
 	aio_sys_count();
 	return raw_syscall6(NR_io_pgetevents_time64, SC_ARG(ctx), min_nr, nr,
 			    SC_ARG(ev), SC_ARG(ts), SC_ARG(sig));
-#else
-	(void)ctx;
-	(void)min_nr;
-	(void)nr;
-	(void)ev;
-	(void)ts;
-	(void)sig;
-	return -ENOSYS;
-#endif
 }
 
 /* Non-AIO calls the library needs, kept here so they leave errno alone. */
@@ -371,8 +197,7 @@ static inline long sys_sigpending(void *set)
 
 static inline long sys_futex_wait(int *addr, int val)
 {
-	return raw_syscall4(SYS_futex, addr, 128 /* FUTEX_WAIT_PRIVATE */, val,
-			    NULL);
+	return raw_syscall4(NR_futex, addr, FUTEX_WAIT_PRIVATE, val, NULL);
 }
 
 /* FUTEX_WAIT_PRIVATE with a relative timeout.  The native futex call's
@@ -380,27 +205,12 @@ static inline long sys_futex_wait(int *addr, int val)
 static inline long sys_futex_wait_for(int *addr, int val,
 				      const __kernel_long_t ts[2])
 {
-#ifdef SYS_futex
-	return raw_syscall4(SYS_futex, addr, 128 /* FUTEX_WAIT_PRIVATE */, val,
-			    ts);
-#else
-	(void)addr;
-	(void)val;
-	(void)ts;
-	return -ENOSYS;
-#endif
-}
-
-/* FUTEX_WAIT on a word the kernel wakes with a shared FUTEX_WAKE (a
- * thread id it clears at the thread's exit). */
-static inline long sys_futex_wait_shared(int *addr, int val)
-{
-	return raw_syscall4(SYS_futex, addr, 0 /* FUTEX_WAIT */, val, NULL);
+	return raw_syscall4(NR_futex, addr, FUTEX_WAIT_PRIVATE, val, ts);
 }
 
 static inline long sys_futex_wake(int *addr, int n)
 {
-	return raw_syscall3(SYS_futex, addr, 129 /* FUTEX_WAKE_PRIVATE */, n);
+	return raw_syscall3(NR_futex, addr, FUTEX_WAKE_PRIVATE, n);
 }
 
 static inline long sys_madvise(void *addr, size_t len, int advice)
@@ -421,15 +231,11 @@ static inline long sys_gettid(void)
 	return raw_syscall0(SYS_gettid);
 }
 
-/* For the poll emulation (poll_emul.c, poll_helper.c). */
+/* Files and memory, for the poll emulation, the async workers and
+ * io_aio_limits.  The poll emulation's own calls are in poll_syscall.h. */
 static inline long sys_read(int fd, void *buf, size_t n)
 {
 	return raw_syscall3(SYS_read, fd, buf, n);
-}
-
-static inline long sys_write(int fd, const void *buf, size_t n)
-{
-	return raw_syscall3(SYS_write, fd, buf, n);
 }
 
 static inline long sys_openat(int dirfd, const char *path, int flags)
@@ -437,96 +243,14 @@ static inline long sys_openat(int dirfd, const char *path, int flags)
 	return raw_syscall4(SYS_openat, dirfd, path, flags, 0);
 }
 
-static inline long sys_readlinkat(int dirfd, const char *path, char *buf,
-				  size_t n)
-{
-	return raw_syscall4(SYS_readlinkat, dirfd, path, buf, n);
-}
-
 static inline long sys_fcntl(int fd, int cmd, long arg)
 {
 	return raw_syscall3(SYS_fcntl, fd, cmd, arg);
 }
 
-static inline long sys_eventfd2(unsigned count, int flags)
-{
-	return raw_syscall2(SYS_eventfd2, count, flags);
-}
-
 static inline long sys_memfd_create(const char *name, unsigned flags)
 {
-#ifdef SYS_memfd_create
-	return raw_syscall2(SYS_memfd_create, name, flags);
-#else
-	(void)name;
-	(void)flags;
-	return -ENOSYS;
-#endif
-}
-
-static inline long sys_epoll_create1(int flags)
-{
-	return raw_syscall1(SYS_epoll_create1, flags);
-}
-
-static inline long sys_epoll_ctl(int epfd, int op, int fd, void *ev)
-{
-	return raw_syscall4(SYS_epoll_ctl, epfd, op, fd, ev);
-}
-
-/* Identity checks of the emulation's own descriptors: statx of the fd
- * itself (AT_EMPTY_PATH with ""), and kcmp between two descriptors. */
-static inline long sys_statx_fd(int fd, unsigned mask, void *stx)
-{
-#ifdef SYS_statx
-	return raw_syscall5(SYS_statx, fd, "", 0x1000 /* AT_EMPTY_PATH */, mask,
-			    stx);
-#else
-	(void)fd;
-	(void)mask;
-	(void)stx;
-	return -ENOSYS;
-#endif
-}
-
-/* fstat, for kernels without statx (before 4.11) or a filter refusing
- * it.  Through the C library, the one call here that is: struct stat's
- * layout, and which system call fills it, differ between architectures
- * and word sizes, and the C library knows them.  fstat is
- * async-signal-safe.  The C library leaves errno alone on success; on
- * failure (statx and fstat both refused, or fd closed meanwhile) it sets
- * errno, and only then is it put back, so that a task sharing this
- * thread's errno (a raw clone) is touched at most in that case.  On
- * 32-bit targets glibc's fstat tries statx first and goes on to fstat64
- * only when statx answers ENOSYS. */
-static inline long sys_fstat(int fd, struct stat *st)
-{
-	int saved = errno;
-	long r;
-
-	if (fstat(fd, st) == 0)
-		return 0;
-	r = -errno;
-	errno = saved;
-	return r;
-}
-
-static inline long sys_kcmp(long pid, int type, long idx1, long idx2)
-{
-#ifdef SYS_kcmp
-	return raw_syscall5(SYS_kcmp, pid, pid, type, idx1, idx2);
-#else
-	(void)pid;
-	(void)type;
-	(void)idx1;
-	(void)idx2;
-	return -ENOSYS;
-#endif
-}
-
-static inline long sys_pipe2(int fds[2], int flags)
-{
-	return raw_syscall2(SYS_pipe2, fds, flags);
+	return raw_syscall2(NR_memfd_create, name, flags);
 }
 
 /* mmap at offset 0 (where mmap2 and mmap agree): the address or -errno. */
@@ -538,87 +262,16 @@ static inline long sys_mmap0(size_t len, int prot, int flags, int fd)
 	 * way, every mapping failed there. */
 	unsigned long args[6] = { 0, len, (unsigned long)prot,
 				  (unsigned long)flags, (unsigned long)fd, 0 };
-# ifdef SYS_mmap2
-	return raw_syscall1(SYS_mmap2, args);
-# else
-	return raw_syscall1(SYS_mmap, args);
-# endif
-#elif defined(SYS_mmap2)
-	return raw_syscall6(SYS_mmap2, 0, (long)len, prot, flags, fd, 0);
+
+	return raw_syscall1(NR_mmap0, args);
 #else
-	return raw_syscall6(SYS_mmap, 0, (long)len, prot, flags, fd, 0);
+	return raw_syscall6(NR_mmap0, 0, (long)len, prot, flags, fd, 0);
 #endif
 }
 
 static inline long sys_munmap(void *addr, size_t len)
 {
 	return raw_syscall2(SYS_munmap, addr, len);
-}
-
-/* The calling thread's real, effective and saved ids (the 32-bit calls
- * where a 16-bit one has the plain name). */
-static inline long sys_getresuid(unsigned ids[3])
-{
-#ifdef SYS_getresuid32
-	return raw_syscall3(SYS_getresuid32, &ids[0], &ids[1], &ids[2]);
-#else
-	return raw_syscall3(SYS_getresuid, &ids[0], &ids[1], &ids[2]);
-#endif
-}
-
-static inline long sys_getresgid(unsigned ids[3])
-{
-#ifdef SYS_getresgid32
-	return raw_syscall3(SYS_getresgid32, &ids[0], &ids[1], &ids[2]);
-#else
-	return raw_syscall3(SYS_getresgid, &ids[0], &ids[1], &ids[2]);
-#endif
-}
-
-/* Give up every capability of the calling thread, for good. */
-static inline long sys_drop_capabilities(void)
-{
-	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
-	struct __user_cap_data_struct none[_LINUX_CAPABILITY_U32S_3];
-
-	memset(none, 0, sizeof(none));
-	return raw_syscall2(SYS_capset, &h, none);
-}
-
-static inline long sys_mprotect(void *addr, size_t len, int prot)
-{
-	return raw_syscall3(SYS_mprotect, addr, len, prot);
-}
-
-/*
- * A thread of the process that the C library does not know (the poll
- * helper, poll_helper.c): it shares memory, descriptors and signal
- * handlers, keeps the creator's thread pointer, and runs fn on the stack
- * below stack_top.  *tid is set before fn runs and cleared by the kernel
- * (with a futex wake) once the thread is gone.  The C library's clone
- * wrapper does what only assembly can (fn on the new stack, then the
- * exit system call).  The thread id, or -errno; errno kept.
- */
-static inline long sys_clone_thread(int (*fn)(void *), void *stack_top,
-				    void *arg, int *tid)
-{
-	int saved = errno;
-	long ret = clone(fn, stack_top,
-			 CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
-			 CLONE_THREAD | CLONE_SYSVSEM | CLONE_PARENT_SETTID |
-			 CLONE_CHILD_CLEARTID, arg, tid, NULL, tid);
-
-	if (ret < 0)
-		ret = -errno;
-	errno = saved;
-	return ret;
-}
-
-/* epoll_pwait with no mask: the one epoll wait every architecture has. */
-static inline long sys_epoll_wait(int epfd, void *ev, int max, int ms)
-{
-	return raw_syscall6(SYS_epoll_pwait, epfd, SC_ARG(ev), max, ms, 0,
-			    KERNEL_SIGSET_SIZE);
 }
 
 /*
@@ -650,15 +303,6 @@ static inline long sys_vm_readv(const struct iovec *local,
 {
 	return raw_syscall6(SYS_process_vm_readv, sys_gettid(),
 			    SC_ARG(local), n, SC_ARG(remote), n, 0);
-}
-
-/* ppoll with a zero timeout (a check, never a wait); its timespec is two
- * __kernel_long_t, as for the futex call above. */
-static inline long sys_ppoll_now(void *fds, unsigned n)
-{
-	static const __kernel_long_t zero[2] = { 0, 0 };
-
-	return raw_syscall5(SYS_ppoll, fds, n, zero, NULL, KERNEL_SIGSET_SIZE);
 }
 
 #endif /* LIBAIO_RAW_SYSCALL_H */

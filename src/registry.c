@@ -494,7 +494,7 @@ __attribute__((constructor)) static void registry_init(void)
 	table_wipes_on_fork =
 		sys_madvise(aioreap_registry_table,
 			    sizeof(aioreap_registry_table),
-			    18 /* MADV_WIPEONFORK */) == 0 &&
-		sys_madvise(ghosts, sizeof(ghosts), 18) == 0;
+			    MADV_WIPEONFORK) == 0 &&
+		sys_madvise(ghosts, sizeof(ghosts), MADV_WIPEONFORK) == 0;
 	pthread_atfork(NULL, NULL, registry_forget_all);
 }

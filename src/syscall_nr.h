@@ -3,7 +3,8 @@
  * Our own copy of the AIO system-call numbers, so that the library does not
  * depend on how new the build machine's kernel headers are.  Where the C
  * library's headers know a number too, a static assertion checks that the
- * two agree.
+ * two agree.  Below them, the numbers of the other calls that some targets
+ * lack or name differently, and -1 for every call a target lacks.
  */
 #ifndef LIBAIO_SYSCALL_NR_H
 #define LIBAIO_SYSCALL_NR_H
@@ -66,19 +67,74 @@
 # endif
 #endif
 
+/*
+ * A call this target lacks has the number -1: raw_syscall6 answers it
+ * -ENOSYS without a trap, and the AIO wrappers do not count it.  Code calls
+ * it all the same, with no conditional compilation of its own: the
+ * number is a constant, so the compiler keeps only one of the two.
+ */
+#ifndef NR_io_getevents
+# define NR_io_getevents	(-1)
+#endif
+#ifndef NR_io_pgetevents
+# define NR_io_pgetevents	(-1)
+#endif
+#ifndef NR_io_pgetevents_time64
+# define NR_io_pgetevents_time64 (-1)
+#endif
+
+/* The other calls some targets lack, by the C library's numbers. */
+#ifdef SYS_futex
+# define NR_futex		SYS_futex
+#else
+# define NR_futex		(-1)	/* 32-bit ABIs born with 64-bit time */
+#endif
+#ifdef SYS_memfd_create
+# define NR_memfd_create	SYS_memfd_create
+#else
+# define NR_memfd_create	(-1)
+#endif
+#ifdef SYS_statx
+# define NR_statx		SYS_statx
+#else
+# define NR_statx		(-1)
+#endif
+#ifdef SYS_kcmp
+# define NR_kcmp		SYS_kcmp
+#else
+# define NR_kcmp		(-1)
+#endif
+
+/* Calls under another name on some targets: mmap2 (an offset in pages,
+ * which at offset 0 is the same call) where 32-bit ABIs have it, and the
+ * 32-bit-id getresuid and getresgid where the plain names take 16-bit
+ * ids. */
+#ifdef SYS_mmap2
+# define NR_mmap0		SYS_mmap2
+#else
+# define NR_mmap0		SYS_mmap
+#endif
+#ifdef SYS_getresuid32
+# define NR_getresuid		SYS_getresuid32
+# define NR_getresgid		SYS_getresgid32
+#else
+# define NR_getresuid		SYS_getresuid
+# define NR_getresgid		SYS_getresgid
+#endif
+
 #if defined(__NR_io_setup)
 _Static_assert(NR_io_setup == __NR_io_setup, "io_setup number");
 _Static_assert(NR_io_destroy == __NR_io_destroy, "io_destroy number");
 _Static_assert(NR_io_submit == __NR_io_submit, "io_submit number");
 _Static_assert(NR_io_cancel == __NR_io_cancel, "io_cancel number");
 #endif
-#if defined(__NR_io_getevents) && defined(NR_io_getevents)
+#if defined(__NR_io_getevents)
 _Static_assert(NR_io_getevents == __NR_io_getevents, "io_getevents number");
 #endif
-#if defined(__NR_io_pgetevents) && defined(NR_io_pgetevents)
+#if defined(__NR_io_pgetevents)
 _Static_assert(NR_io_pgetevents == __NR_io_pgetevents, "io_pgetevents number");
 #endif
-#if defined(__NR_io_pgetevents_time64) && defined(NR_io_pgetevents_time64)
+#if defined(__NR_io_pgetevents_time64)
 _Static_assert(NR_io_pgetevents_time64 == __NR_io_pgetevents_time64,
 	       "io_pgetevents_time64 number");
 #endif
