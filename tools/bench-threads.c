@@ -424,74 +424,71 @@ static const char *const names[S_COUNT] = {
 	"ours-ring", "stock-libaio", "io_uring",
 };
 
+/* Params: target by target, thread count by thread count. */
+static struct row *threads_row(int s, int p)
+{
+	char param[24];
+
+	snprintf(param, sizeof(param), "%s T=%ld",
+		 targets[p / opt.nthreads].name, opt.threads[p % opt.nthreads]);
+	return row_get(WL, names[s], param, "IOPS", 0, BASE, NULL);
+}
+
+static void threads_note(int s, int p, struct row *r)
+{
+	(void)p;
+	if (s == S_STOCK && !stock_loaded)
+		row_note(r, stock_error);
+	else if (s == S_URING)
+#ifdef HAVE_LIBURING
+		row_note(r, "one ring per thread (io_uring's idiom)");
+#else
+		row_note(r, "not built with liburing");
+#endif
+	else
+		row_note(r, "one shared context");
+}
+
+static int threads_cell(int s, int p, struct row *r, char *why, size_t len)
+{
+	const struct aio_ops *ops = NULL;
+
+	if (s == S_OURS)
+		ops = &ops_ours;
+	else if (s == S_STOCK) {
+		if (!stock_loaded)
+			return GRID_SKIP;
+		ops = &ops_stock;
+	}
+#ifndef HAVE_LIBURING
+	if (s == S_URING)
+		return GRID_SKIP;
+#endif
+	if (cell(ops, &targets[p / opt.nthreads], opt.threads[p % opt.nthreads],
+		 opt.thread_depth, r, why, len))
+		return GRID_DEAD;
+	return GRID_DONE;
+}
+
 void bench_threads(void)
 {
-	char why[160], param[24];
-	int s, g, ti, rep, done = 0, total, dead[MAX_TARGETS][S_COUNT];
+	static const struct grid grid = {
+		.workload = "threads", .series = names, .nseries = S_COUNT,
+		.row = threads_row, .note = threads_note, .cell = threads_cell,
+	};
+	struct grid run = grid;
 	long depth = opt.thread_depth;
+	int g;
 
-	memset(dead, 0, sizeof(dead));
 	file_prepare();
 	if (!ntargets) {
 		warnx_("threads workload skipped: nothing to read");
 		run_failed = 1;
 		return;
 	}
-	for (g = 0; g < ntargets; g++)
-		for (s = 0; s < S_COUNT; s++)
-			for (ti = 0; ti < opt.nthreads && series_on(names[s]); ti++) {
-				struct row *r;
-
-				snprintf(param, sizeof(param), "%s T=%ld",
-					 targets[g].name, opt.threads[ti]);
-				r = row_get(WL, names[s], param, "IOPS", 0, BASE, NULL);
-				if (s == S_STOCK && !stock_loaded)
-					row_note(r, stock_error);
-				else if (s == S_URING)
-#ifdef HAVE_LIBURING
-					row_note(r, "one ring per thread (io_uring's idiom)");
-#else
-					row_note(r, "not built with liburing");
-#endif
-				else
-					row_note(r, "one shared context");
-			}
-
-	total = opt.reps * S_COUNT * opt.nthreads * ntargets;
-	for (rep = 0; rep < opt.reps && !interrupted; rep++)
-		for (g = 0; g < ntargets; g++)
-			for (ti = 0; ti < opt.nthreads; ti++)
-				for (s = 0; s < S_COUNT && !interrupted; s++) {
-					const struct aio_ops *ops = NULL;
-					struct row *r;
-
-					progress(WL, ++done, total);
-					if (!series_on(names[s]) || dead[g][s])
-						continue;
-					if (s == S_OURS)
-						ops = &ops_ours;
-					else if (s == S_STOCK) {
-						if (!stock_loaded)
-							continue;
-						ops = &ops_stock;
-					}
-#ifndef HAVE_LIBURING
-					if (s == S_URING)
-						continue;
-#endif
-					snprintf(param, sizeof(param), "%s T=%ld",
-						 targets[g].name, opt.threads[ti]);
-					r = row_get(WL, names[s], param, "IOPS", 0,
-						    BASE, NULL);
-					why[0] = 0;
-					if (cell(ops, &targets[g], opt.threads[ti],
-						 depth, r, why, sizeof(why))) {
-						dead[g][s] = 1;
-						memset(r->note, 0, sizeof(r->note));
-						row_note(r, why);
-					}
-				}
-	progress_end();
+	run.nparams = ntargets * opt.nthreads;
+	run.group = opt.nthreads;
+	grid_run(&run);
 	report_line(WL, "Each of T threads keeps %ld reads in flight on one shared "
 			"AIO context, reaps with io_getevents(ctx, 1, %ld, 20 ms) and "
 			"resubmits what it reaped (%s); io_uring: one ring per thread "

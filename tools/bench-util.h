@@ -168,6 +168,34 @@ long deepest_depth(void);
 int pin_cpu(int cpu);
 int other_cpu(int cpu);
 
+/*
+ * The grid driver (bench-grid.c): what a workload gives it.  Params are
+ * the table's row parameters (batch=16, direct QD=32, ...), cut into
+ * groups of `group` (0: one group); the table shows each group series by
+ * series.  Each repetition measures every cell once, param by param with
+ * the series inside (series by series with series_outer).
+ */
+enum {
+	GRID_DONE = 0,		/* measured; the cell recorded it */
+	GRID_SKIP = 1,		/* nothing measured this time */
+	GRID_NOTE = 2,		/* nothing measured: why replaces the note */
+	GRID_DEAD = -1,		/* as GRID_NOTE, and the series stops in
+				 * this group */
+	GRID_GONE = -2,		/* the series stops in this group, the note
+				 * stays */
+};
+struct grid {
+	const char *workload;
+	const char *const *series;	/* names, as --series takes them */
+	int nseries, nparams, group, series_outer;
+	int (*on)(int s, int p);	/* NULL: every cell --series keeps */
+	struct row *(*row)(int s, int p);
+	void (*note)(int s, int p, struct row *r);	/* NULL: none */
+	void (*warm)(int s, int p);	/* an untimed pass first; NULL: none */
+	int (*cell)(int s, int p, struct row *r, char *why, size_t len);
+};
+void grid_run(const struct grid *g);
+
 /* Workloads. */
 void bench_reap(void);
 void bench_loop(void);

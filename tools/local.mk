@@ -6,6 +6,7 @@ aio_bench_SOURCES = \
 	tools/bench-backend.c \
 	tools/bench-buffered.c \
 	tools/bench-file.c \
+	tools/bench-grid.c \
 	tools/bench-loop.c \
 	tools/bench-reap.c \
 	tools/bench-report.c \
