@@ -150,6 +150,10 @@ void report_line(const char *workload, const char *fmt, ...)
 /* A target: shown with its measured value, never asserted. */
 void report_target(const char *workload, const char *what, double measured,
 		   double want);
+/* The project's targets (bench-targets.c), from the finished rows. */
+void report_targets(void);
+void io_targets(void);
+void async_targets(void);
 
 static inline uint64_t now_ns(void)
 {

@@ -12,6 +12,7 @@ aio_bench_SOURCES = \
 	tools/bench-report.c \
 	tools/bench-stats.c \
 	tools/bench-stats.h \
+	tools/bench-targets.c \
 	tools/bench-threads.c \
 	tools/bench-util.c \
 	tools/bench-util.h \
