@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -305,6 +304,9 @@ static const struct optdef {
 	  &opt.json, NULL, NULL },
 	{ "csv", 0, NULL, "print CSV rows (with a header) instead of tables",
 	  &opt.csv, NULL, NULL },
+	{ "targets", 0, NULL, "also show this project's own targets: each ratio\n"
+	  "beside the figure it aims at, met or MISSED", &opt.targets, NULL,
+	  NULL },
 	{ "progress", 0, NULL, "show a progress line on stderr even if it is\n"
 	  "not a terminal", &opt.progress, NULL, NULL },
 	{ "help", 'h', NULL, "show this help and exit", NULL, show_help, NULL },
@@ -487,9 +489,9 @@ int main(int argc, char **argv)
 		bench_buffered();
 	file_cleanup();
 	report_finish();
-	report_targets();
-	io_targets();
-	async_targets();
+	if (opt.targets)
+		report_targets();
+	reap_floor_lines();
 	report_print();
 	if (interrupted) {
 		fprintf(stderr, "aio-bench: interrupted; partial results\n");

@@ -46,7 +46,7 @@ static double cpu_ratio_of(const char *wl, const char *series,
  * factor, IOPS not below stock's, and at queue depth 1 neither worse
  * than stock's by more than noise (taken as 5%).
  */
-void io_targets(void)
+static void io_targets(void)
 {
 	static const char *const devs[] = { "direct", "loop" };
 	char what[120], param[24];
@@ -108,7 +108,7 @@ static double submit_ratio_of(const char *wl, const char *a, const char *b,
  * shorter than the stock library's; direct I/O at depth 128 no slower
  * with it on than off (noise taken as 5%).
  */
-void async_targets(void)
+static void async_targets(void)
 {
 	static const char *const prefix[] = { "", "loop " };
 	char what[120], param[24];
@@ -142,96 +142,116 @@ void async_targets(void)
 				       "direct QD=128"), 0.95);
 }
 
-/* The project's targets, shown beside the numbers. */
-void report_targets(void)
+/* reap: how much cheaper than the stock library and io_uring, how near
+ * the copy floors. */
+static void reap_targets(void)
 {
 	static const struct { long batch; double want; } rt[] = {
 		{ 1, 10.0 }, { 16, 6.0 }, { 256, 1.8 },
 	};
+	static const char *const floors[] = { "copy-floor", "ring-copy-floor" };
+	char what[120], param[24];
+	size_t i;
+
+	for (i = 0; i < sizeof(rt) / sizeof(rt[0]); i++) {
+		if (!has(opt.batches, opt.nbatches, rt[i].batch))
+			continue;
+		snprintf(param, sizeof(param), "batch=%ld", rt[i].batch);
+		snprintf(what, sizeof(what),
+			 "ours-ring cheaper than stock-libaio, %s", param);
+		report_target("reap", what, ratio_of("reap", "ours-ring",
+						     "stock-libaio", param),
+			      rt[i].want);
+	}
+#ifdef HAVE_LIBURING
+	for (i = 1; i < sizeof(rt) / sizeof(rt[0]); i++) {
+		if (!has(opt.batches, opt.nbatches, rt[i].batch))
+			continue;
+		snprintf(param, sizeof(param), "batch=%ld", rt[i].batch);
+		snprintf(what, sizeof(what),
+			 "ours-ring cheaper than io_uring-cq, %s", param);
+		report_target("reap", what, ratio_of("reap", "ours-ring",
+						     "io_uring-cq", param), 1.0);
+	}
+#endif
+	/* "Within 1.3x of the copy floor" at 256, against both floors: a
+	 * warm buffer, and the ring just filled. */
+	for (i = 0; i < 2 && has(opt.batches, opt.nbatches, 256); i++) {
+		snprintf(what, sizeof(what),
+			 "ours-ring within 1.3x of %s, batch=256", floors[i]);
+		report_target("reap", what, ratio_of("reap", "ours-ring",
+						     floors[i], "batch=256"),
+			      1.0 / 1.3);
+	}
+}
+
+/* loop: faster than the stock library, even with epoll-oneshot. */
+static void loop_targets(void)
+{
+	static const long ks[] = { 1, 64 };
 	char what[120], param[24];
 	size_t i;
 	int p;
 
-	if (opt.workloads & WL_REAP) {
-		for (i = 0; i < sizeof(rt) / sizeof(rt[0]); i++) {
-			if (!has(opt.batches, opt.nbatches, rt[i].batch))
-				continue;
-			snprintf(param, sizeof(param), "batch=%ld", rt[i].batch);
+	for (p = 0; p < opt.nprocs; p++) {
+		snprintf(param, sizeof(param), "K=1 %dp", opt.procs[p]);
+		if (has(opt.conns, opt.nconns, 1) && stock_loaded) {
 			snprintf(what, sizeof(what),
-				 "ours-ring cheaper than stock-libaio, %s", param);
-			report_target("reap", what,
-				      ratio_of("reap", "ours-ring", "stock-libaio",
-					       param), rt[i].want);
+				 "aio-poll-ours faster than aio-poll-stock, %s",
+				 param);
+			report_target("loop", what,
+				      ratio_of("loop", "aio-poll-ours",
+					       "aio-poll-stock", param), 1.10);
 		}
+		for (i = 0; i < 2; i++) {
+			if (!has(opt.conns, opt.nconns, ks[i]))
+				continue;
+			snprintf(param, sizeof(param), "K=%ld %dp", ks[i],
+				 opt.procs[p]);
+			snprintf(what, sizeof(what),
+				 "aio-poll-ours even with epoll-oneshot, %s", param);
+			report_target("loop", what,
+				      ratio_of("loop", "aio-poll-ours",
+					       "epoll-oneshot", param), 1.0);
+		}
+	}
+}
+
+void report_targets(void)
+{
+	if (opt.workloads & WL_REAP)
+		reap_targets();
+	if (opt.workloads & WL_LOOP)
+		loop_targets();
+	io_targets();
+	async_targets();
+}
+
+/* Said whether or not targets are asked for: when the ring itself, with
+ * no library at all, is already dearer than io_uring, no AIO ring reaper
+ * can win there. */
+void reap_floor_lines(void)
+{
 #ifdef HAVE_LIBURING
-		for (i = 1; i < sizeof(rt) / sizeof(rt[0]); i++) {
-			if (!has(opt.batches, opt.nbatches, rt[i].batch))
-				continue;
-			snprintf(param, sizeof(param), "batch=%ld", rt[i].batch);
-			snprintf(what, sizeof(what),
-				 "ours-ring cheaper than io_uring-cq, %s", param);
-			report_target("reap", what,
-				      ratio_of("reap", "ours-ring", "io_uring-cq",
-					       param), 1.0);
-			/* Say so when the ring itself, with no library at
-			 * all, is already dearer than io_uring. */
-			if (ratio_of("reap", "ring-copy-floor", "io_uring-cq",
-				     param) < 1.0)
-				report_line("reap",
-					    "%s: even ring-copy-floor (a bare copy "
-					    "of the kernel's 32-byte events) costs "
-					    "%.2fx io_uring-cq (16-byte CQEs): no "
-					    "AIO ring reaper can beat io_uring "
-					    "here.", param,
-					    1.0 / ratio_of("reap", "ring-copy-floor",
-							   "io_uring-cq", param));
-		}
+	static const long batches[] = { 16, 256 };
+	char param[24];
+	double r;
+	size_t i;
+
+	if (!(opt.workloads & WL_REAP))
+		return;
+	for (i = 0; i < 2; i++) {
+		if (!has(opt.batches, opt.nbatches, batches[i]))
+			continue;
+		snprintf(param, sizeof(param), "batch=%ld", batches[i]);
+		r = ratio_of("reap", "ring-copy-floor", "io_uring-cq", param);
+		if (r < 1.0)
+			report_line("reap",
+				    "%s: even ring-copy-floor (a bare copy of the "
+				    "kernel's 32-byte events) costs %.2fx "
+				    "io_uring-cq (16-byte CQEs): no AIO ring "
+				    "reaper can beat io_uring here.", param,
+				    1.0 / r);
+	}
 #endif
-		/* "Within 1.3x of the copy floor" at 256, against both
-		 * floors: a warm buffer, and the ring just filled. */
-		if (has(opt.batches, opt.nbatches, 256)) {
-			static const char *const floors[] = {
-				"copy-floor", "ring-copy-floor",
-			};
-
-			for (i = 0; i < 2; i++) {
-				snprintf(what, sizeof(what),
-					 "ours-ring within 1.3x of %s, batch=256",
-					 floors[i]);
-				report_target("reap", what,
-					      ratio_of("reap", "ours-ring",
-						       floors[i], "batch=256"),
-					      1.0 / 1.3);
-			}
-		}
-	}
-	if (opt.workloads & WL_LOOP) {
-		for (p = 0; p < opt.nprocs; p++) {
-			static const long ks[] = { 1, 64 };
-
-			snprintf(param, sizeof(param), "K=1 %dp", opt.procs[p]);
-			if (has(opt.conns, opt.nconns, 1) && stock_loaded) {
-				snprintf(what, sizeof(what),
-					 "aio-poll-ours faster than aio-poll-stock, %s",
-					 param);
-				report_target("loop", what,
-					      ratio_of("loop", "aio-poll-ours",
-						       "aio-poll-stock", param),
-					      1.10);
-			}
-			for (i = 0; i < 2; i++) {
-				if (!has(opt.conns, opt.nconns, ks[i]))
-					continue;
-				snprintf(param, sizeof(param), "K=%ld %dp", ks[i],
-					 opt.procs[p]);
-				snprintf(what, sizeof(what),
-					 "aio-poll-ours even with epoll-oneshot, %s",
-					 param);
-				report_target("loop", what,
-					      ratio_of("loop", "aio-poll-ours",
-						       "epoll-oneshot", param),
-					      1.0);
-			}
-		}
-	}
 }

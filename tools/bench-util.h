@@ -71,6 +71,7 @@ struct options {
 	const char *stock;
 	const char *series;	/* comma-separated filter, or NULL: all */
 	int json, csv, progress;
+	int targets;		/* --targets: the project's own targets */
 };
 
 #define WL_REAP	1
@@ -150,10 +151,10 @@ void report_line(const char *workload, const char *fmt, ...)
 /* A target: shown with its measured value, never asserted. */
 void report_target(const char *workload, const char *what, double measured,
 		   double want);
-/* The project's targets (bench-targets.c), from the finished rows. */
+/* The project's own targets (bench-targets.c, --targets), from the
+ * finished rows; reap_floor_lines: the floor lines every run prints. */
 void report_targets(void);
-void io_targets(void);
-void async_targets(void);
+void reap_floor_lines(void);
 
 static inline uint64_t now_ns(void)
 {
