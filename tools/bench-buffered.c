@@ -420,6 +420,43 @@ static void stats_add(struct io_async_stats *sum, const struct io_async_stats *a
 	sum->failed += b->failed - a->failed;
 }
 
+/* Requeue the first `more` reaped slots (in evs) and submit them. */
+static int resubmit(const struct aio_ops *ops, io_context_t ctx,
+		    const struct cell *c, long more, char *why, size_t len)
+{
+	long i, k;
+	int ret;
+
+	for (k = 0; k < more; k++) {
+		i = (long)(uintptr_t)evs[k].data;
+		prep(&cbs[i], c, i);
+		subs[k] = &cbs[i];
+	}
+	ret = submit_reads(ops, ctx, more, subs);
+	if (ret == more)
+		return 0;
+	snprintf(why, len, "io_submit: %s", ret < 0 ? strerror(-ret) : "short");
+	return -1;
+}
+
+/* A write cell ends when its writes are on the device: the ones in
+ * flight are waited for and counted, then the fsync. */
+static int finish_writes(const struct aio_ops *ops, io_context_t ctx,
+			 const struct cell *c, long *inflight, uint64_t *done,
+			 char *why, size_t len)
+{
+	long n;
+
+	while (*inflight > 0) {
+		n = aio_wait(ops, ctx, 1, *inflight, evs, why, len);
+		if (n < 0 || check_events(c, n, why, len))
+			return -1;
+		*inflight -= n;
+		*done += (uint64_t)n;
+	}
+	return aio_fsync(ops, ctx, c->t->fd, why, len) ? -1 : 0;
+}
+
 /* acc: where the cell's requests went (io_async_stats) is added there;
  * NULL: not asked. */
 static int aio_cell(int s, const struct aio_ops *base, const struct cell *c,
@@ -430,7 +467,7 @@ static int aio_cell(int s, const struct aio_ops *base, const struct cell *c,
 	struct aio_ops ops = *base;
 	io_context_t ctx;
 	uint64_t t0, t1 = 0, budget, done = 0;
-	long i, k, n, more, inflight = 0, issued, cap;
+	long i, n, more, inflight = 0, issued, cap;
 	int ret;
 
 	timed_ops = base;
@@ -474,33 +511,13 @@ static int aio_cell(int s, const struct aio_ops *base, const struct cell *c,
 		if (t1 - t0 >= budget || interrupted || issued >= cap)
 			break;
 		more = n < cap - issued ? n : cap - issued;
-		for (k = 0; k < more; k++) {
-			i = (long)(uintptr_t)evs[k].data;
-			prep(&cbs[i], c, i);
-			subs[k] = &cbs[i];
-		}
-		ret = submit_reads(&ops, ctx, more, subs);
-		if (ret != more) {
-			snprintf(why, len, "io_submit: %s",
-				 ret < 0 ? strerror(-ret) : "short");
+		if (resubmit(&ops, ctx, c, more, why, len))
 			goto fail;
-		}
 		inflight += more;
 		issued += more;
 	}
-	/* A write cell ends when its writes are on the device: the ones in
-	 * flight are waited for and counted, then the fsync. */
 	if (c->kind == K_WRITE) {
-		while (inflight > 0) {
-			n = aio_wait(&ops, ctx, 1, inflight, evs, why, len);
-			if (n < 0)
-				goto fail;
-			if (check_events(c, n, why, len))
-				goto fail;
-			inflight -= n;
-			done += n;
-		}
-		if (aio_fsync(&ops, ctx, c->t->fd, why, len))
+		if (finish_writes(&ops, ctx, c, &inflight, &done, why, len))
 			goto fail;
 		t1 = now_ns();
 	}

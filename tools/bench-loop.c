@@ -505,6 +505,28 @@ static void close_pairs(struct loop *L, int loop_side, int peer_side)
 	}
 }
 
+/* One process: the peers send message seq on every pair, the loop echoes
+ * them, the peers check the echo.  Messages echoed, or -1 (L->err). */
+static long one_round(const struct driver *d, struct loop *L, long k,
+		      uint64_t seq)
+{
+	long r;
+
+	if (peer_send(L, seq)) {
+		snprintf(L->err, sizeof(L->err), "peer write: %s", strerror(errno));
+		return -1;
+	}
+	r = d->run(L, k);
+	if (r < 0)
+		return -1;
+	if (peer_check(L, seq)) {
+		if (!L->err[0])
+			snprintf(L->err, sizeof(L->err), "peer read failed");
+		return -1;
+	}
+	return r;
+}
+
 /*
  * One measured cell: messages per second, or -1 with L->err set (-2 when
  * the driver is simply unavailable here).
@@ -552,28 +574,10 @@ static double cell(const struct driver *d, long k, int procs, int loop_cpu,
 	budget = (uint64_t)(opt.cell_time * 1e9);
 	t0 = now_ns();
 	do {
-		if (procs == 1) {
-			seq++;
-			if (peer_send(&L, seq)) {
-				snprintf(L.err, sizeof(L.err), "peer write: %s",
-					 strerror(errno));
-				goto fini;
-			}
-			r = d->run(&L, k);
-			if (r < 0)
-				goto fini;
-			ret = peer_check(&L, seq);
-			if (ret) {
-				if (!L.err[0])
-					snprintf(L.err, sizeof(L.err),
-						 "peer read failed");
-				goto fini;
-			}
-		} else {
-			r = d->run(&L, k < 64 ? k : 64);
-			if (r < 0)
-				goto fini;
-		}
+		r = procs == 1 ? one_round(d, &L, k, ++seq) :
+				 d->run(&L, k < 64 ? k : 64);
+		if (r < 0)
+			goto fini;
 		done += r;
 		t1 = now_ns();
 	} while (t1 - t0 < budget && !interrupted);
