@@ -775,12 +775,7 @@ static struct row *buffered_row(int s, int p)
 static void buffered_note(int s, int p, struct row *r)
 {
 	(void)p;
-	if (s == S_STOCK && !stock_loaded)
-		row_note(r, stock_error);
-#ifndef HAVE_LIBURING
-	if (s == S_URING)
-		row_note(r, "not built with liburing");
-#endif
+	note_unavailable(r, s == S_STOCK, s == S_URING);
 }
 
 static int buffered_cell(int s, int p, struct row *r, char *why, size_t len)

@@ -696,12 +696,7 @@ static struct row *file_row(int s, int p)
 static void file_note(int s, int p, struct row *r)
 {
 	(void)p;
-	if (s == S_STOCK && !stock_loaded)
-		row_note(r, stock_error);
-#ifndef HAVE_LIBURING
-	if (s == S_URING)
-		row_note(r, "not built with liburing");
-#endif
+	note_unavailable(r, s == S_STOCK, s == S_URING);
 }
 
 static void file_warm(int s, int p)

@@ -13,6 +13,18 @@
 
 #include "bench-util.h"
 
+void note_unavailable(struct row *r, int stock, int uring)
+{
+	if (stock && !stock_loaded)
+		row_note(r, stock_error);
+#ifndef HAVE_LIBURING
+	if (uring)
+		row_note(r, "not built with liburing");
+#else
+	(void)uring;
+#endif
+}
+
 static int grid_on(const struct grid *g, int s, int p)
 {
 	return series_on(g->series[s]) && (!g->on || g->on(s, p));

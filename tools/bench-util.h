@@ -200,6 +200,9 @@ struct grid {
 	int (*cell)(int s, int p, struct row *r, char *why, size_t len);
 };
 void grid_run(const struct grid *g);
+/* The note of a row of the stock library's series when it is not loaded
+ * (stock), or of io_uring's when liburing was not found (uring). */
+void note_unavailable(struct row *r, int stock, int uring);
 
 /* Workloads. */
 void bench_reap(void);
