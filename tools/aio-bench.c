@@ -137,30 +137,30 @@ static int set_conns(const char *arg)
 	return set_list(arg, opt.conns, &opt.nconns, 1, 65536);
 }
 
-static int set_procs(const char *arg)
+/* One or two ints, lo..hi, into out[] and *n. */
+static int set_two(const char *arg, long lo, long hi, int *out, int *n)
 {
 	long tmp[2];
-	int i, n = parse_list(arg, tmp, 2, 1, 2);
+	int i, got = parse_list(arg, tmp, 2, lo, hi);
 
-	if (n < 0 || (n == 2 && tmp[0] == tmp[1]))
+	if (got < 0)
 		return -1;
-	for (i = 0; i < n; i++)
-		opt.procs[i] = (int)tmp[i];
-	opt.nprocs = n;
+	for (i = 0; i < got; i++)
+		out[i] = (int)tmp[i];
+	*n = got;
 	return 0;
+}
+
+static int set_procs(const char *arg)
+{
+	if (set_two(arg, 1, 2, opt.procs, &opt.nprocs))
+		return -1;
+	return opt.nprocs == 2 && opt.procs[0] == opt.procs[1] ? -1 : 0;
 }
 
 static int set_cpu(const char *arg)
 {
-	long tmp[2];
-	int i, n = parse_list(arg, tmp, 2, 0, CPU_SETSIZE - 1);
-
-	if (n < 0)
-		return -1;
-	for (i = 0; i < n; i++)
-		opt.cpus[i] = (int)tmp[i];
-	opt.ncpus = n;
-	return 0;
+	return set_two(arg, 0, CPU_SETSIZE - 1, opt.cpus, &opt.ncpus);
 }
 
 static int set_depths(const char *arg)
