@@ -145,6 +145,14 @@ has "the machine-wide limit" "no aio limit line" \
 	"^aio limit: +fs\.aio-nr [0-9]+ of fs\.aio-max-nr [0-9]+, [0-9]+ left "
 has "what the deepest io_setup takes" "no io_setup line" \
 	"^io_setup\([0-9]+\): charges [0-9]+, maps [0-9]+ slots in [0-9]+ KiB "
+# The project's own targets only with --targets.
+check "no target line by default" "a target line without --targets" \
+	sh -c '! grep -q "^target:" "$1"' sh "$tmp/out"
+expect 0 "--targets" --workloads reap --time 0.01 --reps 1 --batches 1,256 --targets
+has "--targets: the stock target" "--targets: no stock target" \
+	"^target: ours-ring cheaper than stock-libaio, batch=1: want >= 10\.00x, (measured $num""x: (met|MISSED)|not measured)$"
+has "--targets: a copy-floor target" "--targets: no copy-floor target" \
+	"^target: ours-ring within 1\.3x of copy-floor, batch=256: want >= 0\.77x, "
 LIBAIO_DISABLE=ring "$bench" --workloads reap --time 0.01 --reps 1 --batches 1 >"$tmp/out" 2>&1
 has "LIBAIO_DISABLE=ring is reported" "LIBAIO_DISABLE=ring not reported" \
 	"ring reaper:  off \(LIBAIO_DISABLE\)"
@@ -158,6 +166,7 @@ def need(keys, have, what):
     missing = set(keys.split()) - set(have)
     assert not missing, "%s lacks %s" % (what, sorted(missing))
 need("version kernel features rows targets reps cell_time", d, "the report")
+assert d["targets"] == [], d["targets"]	# none without --targets
 need("poll pgetevents ring_reaper", d["features"], "features")
 need("aio_nr aio_max_nr available io_setup charge ring_events ring_bytes "
      "possible_cpus page_size", d["aio_limits"], "aio_limits")

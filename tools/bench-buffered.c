@@ -420,6 +420,43 @@ static void stats_add(struct io_async_stats *sum, const struct io_async_stats *a
 	sum->failed += b->failed - a->failed;
 }
 
+/* Requeue the first `more` reaped slots (in evs) and submit them. */
+static int resubmit(const struct aio_ops *ops, io_context_t ctx,
+		    const struct cell *c, long more, char *why, size_t len)
+{
+	long i, k;
+	int ret;
+
+	for (k = 0; k < more; k++) {
+		i = (long)(uintptr_t)evs[k].data;
+		prep(&cbs[i], c, i);
+		subs[k] = &cbs[i];
+	}
+	ret = submit_reads(ops, ctx, more, subs);
+	if (ret == more)
+		return 0;
+	snprintf(why, len, "io_submit: %s", ret < 0 ? strerror(-ret) : "short");
+	return -1;
+}
+
+/* A write cell ends when its writes are on the device: the ones in
+ * flight are waited for and counted, then the fsync. */
+static int finish_writes(const struct aio_ops *ops, io_context_t ctx,
+			 const struct cell *c, long *inflight, uint64_t *done,
+			 char *why, size_t len)
+{
+	long n;
+
+	while (*inflight > 0) {
+		n = aio_wait(ops, ctx, 1, *inflight, evs, why, len);
+		if (n < 0 || check_events(c, n, why, len))
+			return -1;
+		*inflight -= n;
+		*done += (uint64_t)n;
+	}
+	return aio_fsync(ops, ctx, c->t->fd, why, len) ? -1 : 0;
+}
+
 /* acc: where the cell's requests went (io_async_stats) is added there;
  * NULL: not asked. */
 static int aio_cell(int s, const struct aio_ops *base, const struct cell *c,
@@ -430,7 +467,7 @@ static int aio_cell(int s, const struct aio_ops *base, const struct cell *c,
 	struct aio_ops ops = *base;
 	io_context_t ctx;
 	uint64_t t0, t1 = 0, budget, done = 0;
-	long i, k, n, more, inflight = 0, issued, cap;
+	long i, n, more, inflight = 0, issued, cap;
 	int ret;
 
 	timed_ops = base;
@@ -474,33 +511,13 @@ static int aio_cell(int s, const struct aio_ops *base, const struct cell *c,
 		if (t1 - t0 >= budget || interrupted || issued >= cap)
 			break;
 		more = n < cap - issued ? n : cap - issued;
-		for (k = 0; k < more; k++) {
-			i = (long)(uintptr_t)evs[k].data;
-			prep(&cbs[i], c, i);
-			subs[k] = &cbs[i];
-		}
-		ret = submit_reads(&ops, ctx, more, subs);
-		if (ret != more) {
-			snprintf(why, len, "io_submit: %s",
-				 ret < 0 ? strerror(-ret) : "short");
+		if (resubmit(&ops, ctx, c, more, why, len))
 			goto fail;
-		}
 		inflight += more;
 		issued += more;
 	}
-	/* A write cell ends when its writes are on the device: the ones in
-	 * flight are waited for and counted, then the fsync. */
 	if (c->kind == K_WRITE) {
-		while (inflight > 0) {
-			n = aio_wait(&ops, ctx, 1, inflight, evs, why, len);
-			if (n < 0)
-				goto fail;
-			if (check_events(c, n, why, len))
-				goto fail;
-			inflight -= n;
-			done += n;
-		}
-		if (aio_fsync(&ops, ctx, c->t->fd, why, len))
+		if (finish_writes(&ops, ctx, c, &inflight, &done, why, len))
 			goto fail;
 		t1 = now_ns();
 	}
@@ -720,29 +737,16 @@ static void alloc_slots(long n)
 		die("out of memory");
 }
 
-void bench_buffered(void)
+/* The grid's params: file by file, kind by kind, depth by depth. */
+static struct cell cells[2 * (2 * MAX_LIST + 1)];
+static struct io_async_stats acc[2 * (2 * MAX_LIST + 1)];
+static int ncells;
+
+static void make_cells(void)
 {
-	struct cell cells[2 * (2 * MAX_LIST + 1)];
-	int s, q, g, k, rep, ncells = 0, done = 0, total;
-	char why[160];
-	long maxqd = deepest_depth();
-	struct result res;
-	struct io_async_stats *acc;
-	unsigned char *dead;
+	int g, k, q;
 
-	if (maxqd < DIRECT_QD)
-		maxqd = DIRECT_QD;
-	ctx_depth = maxqd;
-	prepare_disk();
-	if (opt.loop && !interrupted)
-		prepare_loop();
-	if (!nbt) {
-		warnx_("buffered workload skipped: nothing to read");
-		run_failed = 1;
-		return;
-	}
-	alloc_slots(maxqd);
-
+	ncells = 0;
 	for (g = 0; g < nbt; g++)
 		for (k = 0; k < K_COUNT; k++)
 			for (q = 0; q < (k == K_DIRECT ? 1 : opt.ndepths); q++) {
@@ -755,70 +759,49 @@ void bench_buffered(void)
 				c->qd = k == K_DIRECT ? DIRECT_QD : opt.depths[q];
 				ncells++;
 			}
-	dead = calloc((size_t)ncells * S_COUNT, 1);
-	acc = calloc((size_t)ncells, sizeof(*acc));
-	if (!dead || !acc)
-		die("out of memory");
-	for (k = 0, total = 0; k < ncells; k++)
-		for (s = 0; s < S_COUNT; s++) {
-			struct row *r;
+	memset(acc, 0, sizeof(acc));
+}
 
-			if (!measured(s, &cells[k]))
-				continue;
-			total++;
-			r = row_of(s, &cells[k]);
-			if (s == S_STOCK && !stock_loaded)
-				row_note(r, stock_error);
-#ifndef HAVE_LIBURING
-			if (s == S_URING)
-				row_note(r, "not built with liburing");
-#endif
-		}
+static int buffered_on(int s, int p)
+{
+	return measured(s, &cells[p]);
+}
 
-	total *= opt.reps;
-	for (rep = 0; rep < opt.reps && !interrupted; rep++)
-		for (k = 0; k < ncells; k++)
-			for (s = 0; s < S_COUNT && !interrupted; s++) {
-				const struct cell *c = &cells[k];
-				unsigned char *d = &dead[k * S_COUNT + s];
-				struct row *r;
-				int ret;
+static struct row *buffered_row(int s, int p)
+{
+	return row_of(s, &cells[p]);
+}
 
-				if (!measured(s, c))
-					continue;
-				progress(WL, ++done, total);
-				r = row_of(s, c);
-				if (*d)
-					continue;
-				why[0] = 0;
-				ret = drop_cache(c->t->fd);
-				if (ret < 0)
-					snprintf(why, sizeof(why), "dropping the page "
-						 "cache: %s", strerror(-ret));
-				else
-					ret = run_series(s, c, &acc[k], &res, why,
-							 sizeof(why));
-				if (ret == -2) {
-					*d = 1;
-					continue;
-				}
-				if (ret < 0) {
-					*d = 1;
-					memset(r->note, 0, sizeof(r->note));
-					row_note(r, why);
-					continue;
-				}
-				row_add(r, res.iops);
-				row_add_cost(r, &res.a, &res.b, res.ops);
-				if (s != S_URING)
-					row_add_submit_max(r, res.submax);
-			}
-	progress_end();
-	for (s = 0; s < S_URING; s++)
-		if (ctxs[s]) {
-			aio_ops_of(s)->destroy(ctxs[s]);
-			ctxs[s] = NULL;
-		}
+static void buffered_note(int s, int p, struct row *r)
+{
+	(void)p;
+	note_unavailable(r, s == S_STOCK, s == S_URING);
+}
+
+static int buffered_cell(int s, int p, struct row *r, char *why, size_t len)
+{
+	const struct cell *c = &cells[p];
+	struct result res;
+	int ret;
+
+	ret = drop_cache(c->t->fd);
+	if (ret < 0)
+		snprintf(why, len, "dropping the page cache: %s", strerror(-ret));
+	else
+		ret = run_series(s, c, &acc[p], &res, why, len);
+	if (ret < 0)
+		return ret == -2 ? GRID_GONE : GRID_DEAD;
+	row_add(r, res.iops);
+	row_add_cost(r, &res.a, &res.b, res.ops);
+	if (s != S_URING)
+		row_add_submit_max(r, res.submax);
+	return GRID_DONE;
+}
+
+static void buffered_notes(void)
+{
+	int g, k;
+
 	for (k = 0; k < ncells; k++)
 		if (measured(S_ASYNC, &cells[k]))
 			note_stats(row_of(S_ASYNC, &cells[k]), &acc[k]);
@@ -842,14 +825,46 @@ void bench_buffered(void)
 		    "requests went (io_async_stats): completed without "
 		    "blocking, handed to a worker at submission, or handed over "
 		    "after completing with -EAGAIN.");
+}
+
+void bench_buffered(void)
+{
+	static const struct grid grid = {
+		.workload = "buffered", .series = names, .nseries = S_COUNT,
+		.group = 1, .on = buffered_on, .row = buffered_row,
+		.note = buffered_note, .cell = buffered_cell,
+	};
+	struct grid run = grid;
+	long maxqd = deepest_depth();
+	int s, g;
+
+	if (maxqd < DIRECT_QD)
+		maxqd = DIRECT_QD;
+	ctx_depth = maxqd;
+	prepare_disk();
+	if (opt.loop && !interrupted)
+		prepare_loop();
+	if (!nbt) {
+		warnx_("buffered workload skipped: nothing to read");
+		run_failed = 1;
+		return;
+	}
+	alloc_slots(maxqd);
+	make_cells();
+	run.nparams = ncells;
+	grid_run(&run);
+	for (s = 0; s < S_URING; s++)
+		if (ctxs[s]) {
+			aio_ops_of(s)->destroy(ctxs[s]);
+			ctxs[s] = NULL;
+		}
+	buffered_notes();
 	for (g = 0; g < nbt; g++) {
 		close(bt[g].fd);
 		if (bt[g].dfd >= 0)
 			close(bt[g].dfd);
 	}
 	nbt = 0;
-	free(dead);
-	free(acc);
 	free(cbs);
 	free(subs);
 	free(evs);

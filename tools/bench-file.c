@@ -683,14 +683,57 @@ static int run_series(int s, const struct target *t, long qd,
 	}
 }
 
+/* Params: target by target, queue depth by queue depth. */
+static struct row *file_row(int s, int p)
+{
+	char param[24];
+
+	param_of(param, sizeof(param), &targets[p / opt.ndepths],
+		 opt.depths[p % opt.ndepths]);
+	return row_get(WL, names[s], param, "IOPS", 0, BASE, NULL);
+}
+
+static void file_note(int s, int p, struct row *r)
+{
+	(void)p;
+	note_unavailable(r, s == S_STOCK, s == S_URING);
+}
+
+static void file_warm(int s, int p)
+{
+	struct result res;
+	char why[160];
+
+	if (s != S_SYS)
+		run_series(s, &targets[p / opt.ndepths],
+			   opt.depths[p % opt.ndepths], &res, why, sizeof(why));
+}
+
+static int file_cell(int s, int p, struct row *r, char *why, size_t len)
+{
+	struct result res;
+	int ret;
+
+	ret = run_series(s, &targets[p / opt.ndepths],
+			 opt.depths[p % opt.ndepths], &res, why, len);
+	if (ret < 0)
+		return ret == -2 ? GRID_GONE : GRID_DEAD;
+	row_add(r, res.iops);
+	row_add_cost(r, &res.a, &res.b, res.ops);
+	return GRID_DONE;
+}
+
 void bench_file(void)
 {
-	char why[160], param[24];
-	int s, q, g, rep, done = 0, total, dead[MAX_TARGETS][S_COUNT];
+	static const struct grid grid = {
+		.workload = "file", .series = names, .nseries = S_COUNT,
+		.row = file_row, .note = file_note, .warm = file_warm,
+		.cell = file_cell,
+	};
+	struct grid run = grid;
 	long maxqd = deepest_depth();
-	struct result res;
+	int g;
 
-	memset(dead, 0, sizeof(dead));
 	if (maxqd > MAXQD)
 		die("queue depth above %d", MAXQD);
 	file_prepare();
@@ -701,72 +744,9 @@ void bench_file(void)
 	}
 	if (posix_memalign((void **)&bufs, BS, (size_t)maxqd * BS))
 		die("out of memory");
-
-	for (g = 0; g < ntargets; g++)
-		for (s = 0; s < S_COUNT; s++)
-			for (q = 0; q < opt.ndepths && series_on(names[s]); q++) {
-				struct row *r;
-
-				param_of(param, sizeof(param), &targets[g],
-					 opt.depths[q]);
-				r = row_get(WL, names[s], param, "IOPS", 0, BASE, NULL);
-				if (s == S_STOCK && !stock_loaded)
-					row_note(r, stock_error);
-#ifndef HAVE_LIBURING
-				if (s == S_URING)
-					row_note(r, "not built with liburing");
-#endif
-			}
-
-	/* One short untimed pass: fault in the page cache, warm each path. */
-	{
-		double saved = opt.cell_time;
-
-		opt.cell_time = 0.01;
-		for (g = 0; g < ntargets; g++)
-			for (q = 0; q < opt.ndepths; q++)
-				for (s = 0; s < S_COUNT; s++)
-					if (s != S_SYS)
-						run_series(s, &targets[g],
-							   opt.depths[q], &res,
-							   why, sizeof(why));
-		opt.cell_time = saved;
-	}
-
-	total = opt.reps * S_COUNT * opt.ndepths * ntargets;
-	for (rep = 0; rep < opt.reps && !interrupted; rep++)
-		for (g = 0; g < ntargets; g++)
-			for (q = 0; q < opt.ndepths; q++)
-				for (s = 0; s < S_COUNT && !interrupted; s++) {
-					long qd = opt.depths[q];
-					struct row *r;
-					int ret;
-
-					progress(WL, ++done, total);
-					if (!series_on(names[s]))
-						continue;
-					param_of(param, sizeof(param), &targets[g], qd);
-					r = row_get(WL, names[s], param, "IOPS", 0,
-						    BASE, NULL);
-					if (dead[g][s])
-						continue;
-					why[0] = 0;
-					ret = run_series(s, &targets[g], qd, &res,
-							 why, sizeof(why));
-					if (ret == -2) {
-						dead[g][s] = 1;
-						continue;
-					}
-					if (ret < 0) {
-						dead[g][s] = 1;
-						memset(r->note, 0, sizeof(r->note));
-						row_note(r, why);
-						continue;
-					}
-					row_add(r, res.iops);
-					row_add_cost(r, &res.a, &res.b, res.ops);
-				}
-	progress_end();
+	run.nparams = ntargets * opt.ndepths;
+	run.group = opt.ndepths;
+	grid_run(&run);
 	for (g = 0; g < ntargets; g++)
 		report_line(WL, "%s", targets[g].desc);
 	report_line(WL, "AIO series: %s; io_uring: the reads queued as SQEs and "

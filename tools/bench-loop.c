@@ -505,6 +505,28 @@ static void close_pairs(struct loop *L, int loop_side, int peer_side)
 	}
 }
 
+/* One process: the peers send message seq on every pair, the loop echoes
+ * them, the peers check the echo.  Messages echoed, or -1 (L->err). */
+static long one_round(const struct driver *d, struct loop *L, long k,
+		      uint64_t seq)
+{
+	long r;
+
+	if (peer_send(L, seq)) {
+		snprintf(L->err, sizeof(L->err), "peer write: %s", strerror(errno));
+		return -1;
+	}
+	r = d->run(L, k);
+	if (r < 0)
+		return -1;
+	if (peer_check(L, seq)) {
+		if (!L->err[0])
+			snprintf(L->err, sizeof(L->err), "peer read failed");
+		return -1;
+	}
+	return r;
+}
+
 /*
  * One measured cell: messages per second, or -1 with L->err set (-2 when
  * the driver is simply unavailable here).
@@ -552,28 +574,10 @@ static double cell(const struct driver *d, long k, int procs, int loop_cpu,
 	budget = (uint64_t)(opt.cell_time * 1e9);
 	t0 = now_ns();
 	do {
-		if (procs == 1) {
-			seq++;
-			if (peer_send(&L, seq)) {
-				snprintf(L.err, sizeof(L.err), "peer write: %s",
-					 strerror(errno));
-				goto fini;
-			}
-			r = d->run(&L, k);
-			if (r < 0)
-				goto fini;
-			ret = peer_check(&L, seq);
-			if (ret) {
-				if (!L.err[0])
-					snprintf(L.err, sizeof(L.err),
-						 "peer read failed");
-				goto fini;
-			}
-		} else {
-			r = d->run(&L, k < 64 ? k : 64);
-			if (r < 0)
-				goto fini;
-		}
+		r = procs == 1 ? one_round(d, &L, k, ++seq) :
+				 d->run(&L, k < 64 ? k : 64);
+		if (r < 0)
+			goto fini;
 		done += r;
 		t1 = now_ns();
 	} while (t1 - t0 < budget && !interrupted);
@@ -596,98 +600,103 @@ out:
 	return v;
 }
 
-void bench_loop(void)
+static const char *loop_names[NDRIVERS];
+static struct rlimit loop_rl;
+static cpu_set_t loop_saved;	/* the affinity before the 2p rows */
+static int loop_cpu, peer_cpu, loop_pinned, loop_dead[NDRIVERS];
+
+/* Params: process count by process count, K by K. */
+static struct row *loop_row(int s, int p)
 {
-	struct rlimit rl;
-	cpu_set_t saved;
-	long maxk = 0;
-	char param[24], err[96];
-	int s, ki, p, rep, done = 0, total, loop_cpu, peer_cpu;
-	int dead[NDRIVERS];
+	char param[24];
+
+	snprintf(param, sizeof(param), "K=%ld %dp", opt.conns[p % opt.nconns],
+		 opt.procs[p / opt.nconns]);
+	return row_get(WL, drivers[s].name, param, "msg/s", 0, "epoll-lt",
+		       drivers[s].aio ? "epoll-oneshot" : NULL);
+}
+
+static void loop_note(int s, int p, struct row *r)
+{
+	(void)p;
+	if (drivers[s].ops == &ops_stock && !stock_loaded)
+		row_note(r, stock_error);
+	else
+		row_note(r, drivers[s].note);
+}
+
+/* The 2p rows run pinned to loop_cpu, their peers on peer_cpu. */
+static void loop_pin(int procs)
+{
+	if (procs == 2 && !loop_pinned)
+		pin_cpu(loop_cpu);
+	else if (procs != 2 && loop_pinned)
+		sched_setaffinity(0, sizeof(loop_saved), &loop_saved);
+	loop_pinned = procs == 2;
+}
+
+static int loop_cell(int s, int p, struct row *r, char *why, size_t len)
+{
+	const struct driver *d = &drivers[s];
+	long k = opt.conns[p % opt.nconns];
+	int procs = opt.procs[p / opt.nconns];
 	double v;
 
-	memset(dead, 0, sizeof(dead));
+	if (loop_dead[s] || (d->ops == &ops_stock && !stock_loaded))
+		return GRID_SKIP;
+	if (2 * k + 64 > (long)loop_rl.rlim_cur) {
+		snprintf(why, len, "needs %ld fds", 2 * k + 64);
+		return GRID_NOTE;
+	}
+	loop_pin(procs);
+	v = cell(d, k, procs, loop_cpu, peer_cpu, why, len);
+	if (v < 0) {
+		/* -2: the series cannot run here at all */
+		loop_dead[s] |= v == -2;
+		return GRID_NOTE;
+	}
+	row_add(r, v);
+	return GRID_DONE;
+}
+
+/* Enough descriptors for the widest K, no SIGPIPE, the CPUs. */
+static void loop_setup(void)
+{
+	long maxk = 0;
+	int ki, s;
+
+	for (s = 0; s < NDRIVERS; s++)
+		loop_names[s] = drivers[s].name;
+	memset(loop_dead, 0, sizeof(loop_dead));
 	for (ki = 0; ki < opt.nconns; ki++)
 		if (opt.conns[ki] > maxk)
 			maxk = opt.conns[ki];
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max &&
-	    rl.rlim_cur < (rlim_t)(2 * maxk + 64)) {
-		rl.rlim_cur = rl.rlim_max;
-		setrlimit(RLIMIT_NOFILE, &rl);
+	if (!getrlimit(RLIMIT_NOFILE, &loop_rl) &&
+	    loop_rl.rlim_cur < loop_rl.rlim_max &&
+	    loop_rl.rlim_cur < (rlim_t)(2 * maxk + 64)) {
+		loop_rl.rlim_cur = loop_rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &loop_rl);
 	}
 	signal(SIGPIPE, SIG_IGN);
 
 	loop_cpu = opt.ncpus > 0 ? opt.cpus[0] : sched_getcpu();
 	peer_cpu = opt.ncpus > 1 ? opt.cpus[1] : other_cpu(loop_cpu);
-	sched_getaffinity(0, sizeof(saved), &saved);
+	sched_getaffinity(0, sizeof(loop_saved), &loop_saved);
+}
 
-	for (p = 0; p < opt.nprocs; p++)
-		for (s = 0; s < NDRIVERS; s++)
-			for (ki = 0; ki < opt.nconns && series_on(drivers[s].name);
-			     ki++) {
-				struct row *r;
+void bench_loop(void)
+{
+	static const struct grid grid = {
+		.workload = "loop", .series = loop_names, .nseries = NDRIVERS,
+		.row = loop_row, .note = loop_note, .cell = loop_cell,
+	};
+	struct grid run = grid;
 
-				snprintf(param, sizeof(param), "K=%ld %dp",
-					 opt.conns[ki], opt.procs[p]);
-				r = row_get(WL, drivers[s].name, param, "msg/s", 0,
-					    "epoll-lt",
-					    drivers[s].aio ? "epoll-oneshot" : NULL);
-				if (drivers[s].ops == &ops_stock && !stock_loaded) {
-					row_note(r, stock_error);
-					continue;
-				}
-				row_note(r, drivers[s].note);
-			}
-
-	total = opt.reps * opt.nprocs * opt.nconns * NDRIVERS;
-	for (rep = 0; rep < opt.reps && !interrupted; rep++) {
-		for (p = 0; p < opt.nprocs; p++) {
-			int procs = opt.procs[p];
-
-			if (procs == 2)
-				pin_cpu(loop_cpu);
-			for (ki = 0; ki < opt.nconns; ki++) {
-				long k = opt.conns[ki];
-
-				for (s = 0; s < NDRIVERS && !interrupted; s++) {
-					const struct driver *d = &drivers[s];
-					struct row *r;
-
-					progress(WL, ++done, total);
-					if (!series_on(d->name))
-						continue;
-					snprintf(param, sizeof(param), "K=%ld %dp",
-						 k, procs);
-					r = row_get(WL, d->name, param, "msg/s", 0,
-						    "epoll-lt",
-						    d->aio ? "epoll-oneshot" : NULL);
-					if (dead[s] || (d->ops == &ops_stock &&
-							!stock_loaded))
-						continue;
-					if (2 * k + 64 > (long)rl.rlim_cur) {
-						snprintf(err, sizeof(err),
-							 "needs %ld fds", 2 * k + 64);
-						memset(r->note, 0, sizeof(r->note));
-						row_note(r, err);
-						continue;
-					}
-					v = cell(d, k, procs, loop_cpu, peer_cpu,
-						 err, sizeof(err));
-					if (v < 0) {
-						if (v == -2)
-							dead[s] = 1;
-						memset(r->note, 0, sizeof(r->note));
-						row_note(r, err);
-						continue;
-					}
-					row_add(r, v);
-				}
-			}
-			if (procs == 2)
-				sched_setaffinity(0, sizeof(saved), &saved);
-		}
-	}
-	progress_end();
+	loop_setup();
+	run.nparams = opt.nprocs * opt.nconns;
+	run.group = opt.nconns;
+	grid_run(&run);
+	loop_pin(1);
 	if (peer_cpu >= 0 && (opt.procs[0] == 2 || opt.procs[1] == 2))
 		report_line(WL, "2p rows: the peers run in a child process on CPU %d, "
 				"the loop on CPU %d.", peer_cpu, loop_cpu);

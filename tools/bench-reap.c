@@ -373,12 +373,104 @@ static double uring_cell(long batch)
 }
 #endif
 
-void bench_reap(void)
+static struct aio_side side[S_COUNT];
+
+static struct row *reap_row(int s, int p)
 {
-	struct aio_side side[S_COUNT];
 	char param[24];
-	int s, b, rep, done = 0, total;
+
+	snprintf(param, sizeof(param), "batch=%ld", opt.batches[p]);
+	return row_get(WL, names[s], param, "ns/event", 1, BASE, NULL);
+}
+
+static void reap_note(int s, int p, struct row *r)
+{
+	(void)p;
+	if (s == S_FLOOR)
+		row_note(r, "memcpy of 32-byte events, warm");
+	else if (s == S_RING_FLOOR && side[s].ok)
+		row_note(r, "bare memcpy from the filled ring");
+	else if (s == S_OURS_MT)
+		row_note(r, "the same, in a multi-threaded process");
+	else if (s == S_OURS && side[s].ok)
+		row_note(r, io_reaper_active(side[s].ctx) ?
+				    "io_getevents, reaper active" :
+				    "io_getevents, REAPER OFF");
+	else if (s == S_SYS && side[s].ok)
+		row_note(r, "raw io_setup ctx: kernel reaps");
+	else if (s == S_STOCK && side[s].ok)
+		row_note(r, "dlmopen, same process");
+}
+
+/* io_uring's cell: < 0 (its reason in ring_why) when it cannot run. */
+static double reap_uring(long batch, struct row *r)
+{
+#ifdef HAVE_LIBURING
 	double v;
+
+	if (!ring_ok) {
+		row_note(r, ring_why);
+		return -1;
+	}
+	v = uring_cell(batch);
+	if (v < 0) {
+		ring_ok = 0;
+		row_note(r, ring_why);
+	}
+	return v;
+#else
+	(void)batch;
+	row_note(r, "not built with liburing");
+	return -1;
+#endif
+}
+
+static int reap_cell(int s, int p, struct row *r, char *why, size_t len)
+{
+	long batch = opt.batches[p];
+	double v;
+
+	(void)why, (void)len;
+	memset(&cc, 0, sizeof(cc));
+	if (s == S_FLOOR) {
+		v = floor_cell(batch);
+	} else if (s == S_URING) {
+		v = reap_uring(batch, r);
+		if (v < 0)
+			return GRID_SKIP;
+	} else {
+		if (!side[s].ok) {
+			row_note(r, side[s].why);
+			return GRID_SKIP;
+		}
+		if (s == S_RING_FLOOR)
+			v = ring_floor_cell(&side[s], batch);
+		else if (s == S_OURS_MT)
+			v = mt_cell(&side[s], batch);
+		else
+			v = aio_cell(&side[s], batch);
+		if (v < 0) {
+			side[s].ok = 0;
+			row_note(r, side[s].why);
+			return GRID_SKIP;
+		}
+	}
+	row_add(r, v);
+	if (cc.events > 0) {
+		struct cost zero = { 0, 0, 0 }, sum;
+
+		sum.usr = cc.usr;
+		sum.sys = cc.sys;
+		sum.calls = (unsigned long long)cc.calls;
+		row_add_cost(r, &zero, &sum, cc.events);
+	}
+	return GRID_DONE;
+}
+
+/* The ready events every fill copies, the contexts and the ring. */
+static void reap_setup(void)
+{
+	int s;
 
 	memset(side, 0, sizeof(side));
 	efd = eventfd(0, EFD_CLOEXEC);
@@ -420,96 +512,21 @@ void bench_reap(void)
 			ring_ok = 1;
 	}
 #endif
+}
 
-	/* Rows in display order, with their notes. */
-	for (s = 0; s < S_COUNT; s++) {
-		if (!series_on(names[s]))
-			continue;
-		for (b = 0; b < opt.nbatches; b++) {
-			struct row *r;
+void bench_reap(void)
+{
+	static const struct grid g = {
+		.workload = "reap", .series = names, .nseries = S_COUNT,
+		.series_outer = 1, .row = reap_row, .note = reap_note,
+		.cell = reap_cell,
+	};
+	struct grid run = g;
+	int s;
 
-			snprintf(param, sizeof(param), "batch=%ld", opt.batches[b]);
-			r = row_get(WL, names[s], param, "ns/event", 1, BASE, NULL);
-			if (s == S_FLOOR)
-				row_note(r, "memcpy of 32-byte events, warm");
-			else if (s == S_RING_FLOOR && side[s].ok)
-				row_note(r, "bare memcpy from the filled ring");
-			else if (s == S_OURS_MT)
-				row_note(r, "the same, in a multi-threaded process");
-			else if (s == S_OURS && side[s].ok)
-				row_note(r, io_reaper_active(side[s].ctx) ?
-						    "io_getevents, reaper active" :
-						    "io_getevents, REAPER OFF");
-			else if (s == S_SYS && side[s].ok)
-				row_note(r, "raw io_setup ctx: kernel reaps");
-			else if (s == S_STOCK && side[s].ok)
-				row_note(r, "dlmopen, same process");
-		}
-	}
-
-	total = opt.reps * S_COUNT * opt.nbatches;
-	for (rep = 0; rep < opt.reps && !interrupted; rep++) {
-		for (s = 0; s < S_COUNT; s++) {
-			if (!series_on(names[s]))
-				continue;
-			for (b = 0; b < opt.nbatches; b++) {
-				long batch = opt.batches[b];
-				struct row *r;
-
-				progress(WL, ++done, total);
-				snprintf(param, sizeof(param), "batch=%ld", batch);
-				r = row_get(WL, names[s], param, "ns/event", 1,
-					    BASE, NULL);
-				memset(&cc, 0, sizeof(cc));
-				if (s == S_FLOOR) {
-					v = floor_cell(batch);
-				} else if (s == S_URING) {
-#ifdef HAVE_LIBURING
-					if (!ring_ok) {
-						row_note(r, ring_why);
-						continue;
-					}
-					v = uring_cell(batch);
-					if (v < 0) {
-						ring_ok = 0;
-						row_note(r, ring_why);
-						continue;
-					}
-#else
-					row_note(r, "not built with liburing");
-					continue;
-#endif
-				} else {
-					if (!side[s].ok) {
-						row_note(r, side[s].why);
-						continue;
-					}
-					if (s == S_RING_FLOOR)
-						v = ring_floor_cell(&side[s], batch);
-					else if (s == S_OURS_MT)
-						v = mt_cell(&side[s], batch);
-					else
-						v = aio_cell(&side[s], batch);
-					if (v < 0) {
-						side[s].ok = 0;
-						row_note(r, side[s].why);
-						continue;
-					}
-				}
-				row_add(r, v);
-				if (cc.events > 0) {
-					struct cost zero = { 0, 0, 0 }, sum;
-
-					sum.usr = cc.usr;
-					sum.sys = cc.sys;
-					sum.calls = (unsigned long long)cc.calls;
-					row_add_cost(r, &zero, &sum, cc.events);
-				}
-			}
-		}
-	}
-	progress_end();
-
+	reap_setup();
+	run.nparams = opt.nbatches;
+	grid_run(&run);
 	for (s = S_RING_FLOOR; s <= S_STOCK; s++)
 		if (side[s].ctx)
 			side[s].ops->destroy(side[s].ctx);

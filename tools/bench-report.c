@@ -239,96 +239,117 @@ static void fmt_cost_ratio(char *buf, size_t n, double v)
 		fmt_ratio(buf, n, v);
 }
 
-static void print_table(const char *workload, const char *title)
-{
-	const char *b1 = NULL, *b2 = NULL, *cu = cost_scale(workload) == 1 ?
-							 "ns" : "us";
-	double sc = cost_scale(workload);
-	char h1[40], h2[40], hc[40];
-	int i, any = 0, costs = 0, checks = 0, subs = 0;
+/* What a workload's table shows: its baselines and optional columns. */
+struct table {
+	const char *b1, *b2;
+	int costs, checks, subs;
+	double sc;		/* cost_scale() */
+};
 
+static int table_of(const char *workload, struct table *t)
+{
+	int i, any = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->sc = cost_scale(workload);
 	for (i = 0; i < nrows; i++) {
 		if (strcmp(rows[i].workload, workload))
 			continue;
 		any = 1;
-		if (!b1)
-			b1 = rows[i].baseline;
-		if (!b2)
-			b2 = rows[i].baseline2;
-		costs |= rows[i].nc > 0;
-		checks |= rows[i].checked;
-		subs |= rows[i].nsm > 0;
+		if (!t->b1)
+			t->b1 = rows[i].baseline;
+		if (!t->b2)
+			t->b2 = rows[i].baseline2;
+		t->costs |= rows[i].nc > 0;
+		t->checks |= rows[i].checked;
+		t->subs |= rows[i].nsm > 0;
 	}
-	if (!any)
-		return;
-	snprintf(h1, sizeof(h1), "vs %s", b1 ? b1 : "-");
-	snprintf(h2, sizeof(h2), "vs %s", b2 ? b2 : "-");
+	return any;
+}
+
+static void print_head(const struct table *t, const char *title)
+{
+	const char *cu = t->sc == 1 ? "ns" : "us";
+	char h1[40], h2[40], hc[40];
+
+	snprintf(h1, sizeof(h1), "vs %s", t->b1 ? t->b1 : "-");
+	snprintf(h2, sizeof(h2), "vs %s", t->b2 ? t->b2 : "-");
 	printf("\n== %s\n", title);
 	printf("%-22s %-17s %10s %21s %11s", "series", "param", "median",
 	       "spread (min-max)", h1);
-	if (b2)
+	if (t->b2)
 		printf(" %11s", h2);
-	if (costs) {
+	if (t->costs) {
 		snprintf(hc, sizeof(hc), "usr %s", cu);
 		printf(" %8s", hc);
 		snprintf(hc, sizeof(hc), "sys %s", cu);
 		printf(" %8s %8s %8s %8s", hc, "cpu vs", "sc/op", "sc vs");
 	}
-	if (checks)
+	if (t->checks)
 		printf(" %5s %5s", "dup", "lost");
-	if (subs)
+	if (t->subs)
 		printf(" %8s", "sub max");
 	printf("  note\n");
-	for (i = 0; i < nrows; i++) {
-		const struct row *r = &rows[i];
-		char med[32], lo[32], hi[32], sp[70], r1[24], r2[24];
-		char u[24], s_[24], cr[24], scv[24], sr[24];
+}
 
-		if (strcmp(r->workload, workload))
-			continue;
-		fmt_value(med, sizeof(med), r, r->median);
-		fmt_value(lo, sizeof(lo), r, r->min);
-		fmt_value(hi, sizeof(hi), r, r->max);
-		if (r->n)
-			snprintf(sp, sizeof(sp), "%s-%s", lo, hi);
+static void print_costs(const struct row *r, double sc)
+{
+	char u[24], s_[24], cr[24], scv[24], sr[24];
+
+	fmt_cost(u, sizeof(u), r->usr_med * sc);
+	fmt_cost(s_, sizeof(s_), r->sys_med * sc);
+	fmt_cost_ratio(cr, sizeof(cr), r->cpu_ratio);
+	if (isnan(r->sc_med))
+		snprintf(scv, sizeof(scv), "-");
+	else
+		snprintf(scv, sizeof(scv), "%.3f", r->sc_med);
+	fmt_cost_ratio(sr, sizeof(sr), r->sc_ratio);
+	printf(" %8s %8s %8s %8s %8s", u, s_, cr, scv, sr);
+}
+
+static void print_row(const struct table *t, const struct row *r)
+{
+	char med[32], lo[32], hi[32], sp[70], r1[24], r2[24], u[24];
+
+	fmt_value(med, sizeof(med), r, r->median);
+	fmt_value(lo, sizeof(lo), r, r->min);
+	fmt_value(hi, sizeof(hi), r, r->max);
+	if (r->n)
+		snprintf(sp, sizeof(sp), "%s-%s", lo, hi);
+	else
+		snprintf(sp, sizeof(sp), "-");
+	fmt_ratio(r1, sizeof(r1), r->ratio);
+	fmt_ratio(r2, sizeof(r2), r->ratio2);
+	printf("%-22s %-17s %10s %21s %11s", r->series, r->param, med, sp, r1);
+	if (t->b2)
+		printf(" %11s", r->baseline2 ? r2 : "");
+	if (t->costs)
+		print_costs(r, t->sc);
+	if (t->checks) {
+		if (r->checked)
+			printf(" %5lld %5lld", r->dups, r->lost);
 		else
-			snprintf(sp, sizeof(sp), "-");
-		fmt_ratio(r1, sizeof(r1), r->ratio);
-		fmt_ratio(r2, sizeof(r2), r->ratio2);
-		printf("%-22s %-17s %10s %21s %11s", r->series, r->param, med,
-		       sp, r1);
-		if (b2)
-			printf(" %11s", r->baseline2 ? r2 : "");
-		if (costs) {
-			fmt_cost(u, sizeof(u), r->usr_med * sc);
-			fmt_cost(s_, sizeof(s_), r->sys_med * sc);
-			fmt_cost_ratio(cr, sizeof(cr), r->cpu_ratio);
-			if (isnan(r->sc_med))
-				snprintf(scv, sizeof(scv), "-");
-			else
-				snprintf(scv, sizeof(scv), "%.3f", r->sc_med);
-			fmt_cost_ratio(sr, sizeof(sr), r->sc_ratio);
-			printf(" %8s %8s %8s %8s %8s", u, s_, cr, scv, sr);
-		}
-		if (checks) {
-			if (r->checked)
-				printf(" %5lld %5lld", r->dups, r->lost);
-			else
-				printf(" %5s %5s", "-", "-");
-		}
-		if (subs) {
-			fmt_cost(u, sizeof(u), r->submax_med / 1e3);
-			printf(" %8s", u);
-		}
-		printf("  %s\n", r->note);
+			printf(" %5s %5s", "-", "-");
 	}
-	if (costs)
+	if (t->subs) {
+		fmt_cost(u, sizeof(u), r->submax_med / 1e3);
+		printf(" %8s", u);
+	}
+	printf("  %s\n", r->note);
+}
+
+/* Under the table: the cost legend, the targets, the workload's lines. */
+static void print_foot(const struct table *t, const char *workload)
+{
+	int i;
+
+	if (t->costs)
 		printf("usr/sys: CPU time of the whole process per %s (getrusage "
 		       "RUSAGE_SELF around the timed part); sc/op: AIO system calls "
 		       "per %s (io_uring_enter for io_uring); \"vs\": %s over the "
 		       "row, higher is better.\n",
-		       sc == 1 ? "event, ns" : "I/O, us",
-		       sc == 1 ? "event" : "I/O", b1 ? b1 : "the baseline");
+		       t->sc == 1 ? "event, ns" : "I/O, us",
+		       t->sc == 1 ? "event" : "I/O", t->b1 ? t->b1 : "the baseline");
 	for (i = 0; i < ngoals; i++) {
 		if (strcmp(goals[i].workload, workload))
 			continue;
@@ -345,6 +366,20 @@ static void print_table(const char *workload, const char *title)
 	for (i = 0; i < nlines; i++)
 		if (!strcmp(lines[i].workload, workload))
 			printf("%s\n", lines[i].text);
+}
+
+static void print_table(const char *workload, const char *title)
+{
+	struct table t;
+	int i;
+
+	if (!table_of(workload, &t))
+		return;
+	print_head(&t, title);
+	for (i = 0; i < nrows; i++)
+		if (!strcmp(rows[i].workload, workload))
+			print_row(&t, &rows[i]);
+	print_foot(&t, workload);
 }
 
 static void json_str(const char *s)
@@ -369,10 +404,9 @@ static void json_num(double v)
 		printf("%.6g", v);
 }
 
-static void print_json(void)
+/* The machine: version, kernel, features, limits, libraries, run. */
+static void json_head(void)
 {
-	int i, j;
-
 	printf("{\n  \"tool\": \"aio-bench\",\n  \"version\": ");
 	json_str(PACKAGE_VERSION);
 	printf(",\n  \"kernel\": ");
@@ -408,59 +442,64 @@ static void print_json(void)
 	);
 	printf("  \"reps\": %d,\n  \"cell_time\": ", opt.reps);
 	json_num(opt.cell_time);
-	printf(",\n  \"rows\": [");
-	for (i = 0, j = 0; i < nrows; i++) {
-		const struct row *r = &rows[i];
+}
 
-		printf("%s\n    {\"workload\": ", j++ ? "," : "");
-		json_str(r->workload);
-		printf(", \"series\": ");
-		json_str(r->series);
-		printf(", \"param\": ");
-		json_str(r->param);
-		printf(", \"unit\": ");
-		json_str(r->unit);
-		printf(", \"median\": ");
-		json_num(r->median);
-		printf(", \"min\": ");
-		json_num(r->min);
-		printf(", \"max\": ");
-		json_num(r->max);
-		printf(", \"reps\": %d, \"baseline\": ", r->n);
-		if (r->baseline)
-			json_str(r->baseline);
-		else
-			printf("null");
-		printf(", \"ratio\": ");
-		json_num(r->ratio);
-		if (r->baseline2) {
-			printf(", \"baseline2\": ");
-			json_str(r->baseline2);
-			printf(", \"ratio2\": ");
-			json_num(r->ratio2);
-		}
-		printf(", \"cpu_usr_us\": ");
-		json_num(r->usr_med / 1e3);
-		printf(", \"cpu_sys_us\": ");
-		json_num(r->sys_med / 1e3);
-		printf(", \"cpu_us\": ");
-		json_num(r->cpu_med / 1e3);
-		printf(", \"cpu_ratio\": ");
-		json_num(r->cpu_ratio);
-		printf(", \"syscalls\": ");
-		json_num(r->sc_med);
-		printf(", \"syscall_ratio\": ");
-		json_num(r->sc_ratio);
-		printf(", \"cost_reps\": %d", r->nc);
-		printf(", \"submit_max_us\": ");
-		json_num(r->submax_med / 1e3);
-		if (r->checked)
-			printf(", \"dups\": %lld, \"lost\": %lld", r->dups, r->lost);
-		printf(", \"note\": ");
-		json_str(r->note);
-		printf("}");
+/* One row, an object. */
+static void json_row(const struct row *r)
+{
+	printf("{\"workload\": ");
+	json_str(r->workload);
+	printf(", \"series\": ");
+	json_str(r->series);
+	printf(", \"param\": ");
+	json_str(r->param);
+	printf(", \"unit\": ");
+	json_str(r->unit);
+	printf(", \"median\": ");
+	json_num(r->median);
+	printf(", \"min\": ");
+	json_num(r->min);
+	printf(", \"max\": ");
+	json_num(r->max);
+	printf(", \"reps\": %d, \"baseline\": ", r->n);
+	if (r->baseline)
+		json_str(r->baseline);
+	else
+		printf("null");
+	printf(", \"ratio\": ");
+	json_num(r->ratio);
+	if (r->baseline2) {
+		printf(", \"baseline2\": ");
+		json_str(r->baseline2);
+		printf(", \"ratio2\": ");
+		json_num(r->ratio2);
 	}
-	printf("\n  ],\n  \"targets\": [");
+	printf(", \"cpu_usr_us\": ");
+	json_num(r->usr_med / 1e3);
+	printf(", \"cpu_sys_us\": ");
+	json_num(r->sys_med / 1e3);
+	printf(", \"cpu_us\": ");
+	json_num(r->cpu_med / 1e3);
+	printf(", \"cpu_ratio\": ");
+	json_num(r->cpu_ratio);
+	printf(", \"syscalls\": ");
+	json_num(r->sc_med);
+	printf(", \"syscall_ratio\": ");
+	json_num(r->sc_ratio);
+	printf(", \"cost_reps\": %d", r->nc);
+	printf(", \"submit_max_us\": ");
+	json_num(r->submax_med / 1e3);
+	if (r->checked)
+		printf(", \"dups\": %lld, \"lost\": %lld", r->dups, r->lost);
+	printf(", \"note\": ");
+	json_str(r->note);
+	printf("}");
+}
+
+static void json_targets(void)
+{
+	int i;
+
 	for (i = 0; i < ngoals; i++) {
 		printf("%s\n    {\"workload\": ", i ? "," : "");
 		json_str(goals[i].workload);
@@ -474,6 +513,20 @@ static void print_json(void)
 		       isnan(goals[i].measured) ? "null" :
 		       goals[i].measured >= goals[i].want ? "true" : "false");
 	}
+}
+
+static void print_json(void)
+{
+	int i;
+
+	json_head();
+	printf(",\n  \"rows\": [");
+	for (i = 0; i < nrows; i++) {
+		printf("%s\n    ", i ? "," : "");
+		json_row(&rows[i]);
+	}
+	printf("\n  ],\n  \"targets\": [");
+	json_targets();
 	printf("\n  ]\n}\n");
 }
 

@@ -214,17 +214,62 @@ static void *aio_worker(void *arg)
 }
 
 #ifdef HAVE_LIBURING
+/* Arm slot i and queue its read as an SQE: 0, or -1 if the SQ is full. */
+static int uring_queue(struct io_uring *ring, struct worker *w, long i)
+{
+	struct iocb *cb = arm(w, i);
+	struct io_uring_sqe *sqe = io_uring_get_sqe(ring);
+
+	if (!sqe)
+		return -1;
+	io_uring_prep_read(sqe, w->run->t->fd, (void *)(uintptr_t)cb->u.c.buf,
+			   BS, cb->u.c.offset);
+	io_uring_sqe_set_data64(sqe, (uint64_t)i << 32 |
+				     (uint32_t)(uintptr_t)cb->data);
+	return 0;
+}
+
+/* Drain: the SQEs armed last were never submitted; submit them, so that
+ * every armed slot completes, and take what completes (DRAIN_NS). */
+static void uring_drain(struct io_uring *ring, struct worker *w)
+{
+	struct __kernel_timespec ts = { 0, 20 * 1000 * 1000 };
+	struct run *R = w->run;
+	struct io_uring_cqe *cqe;
+	long i, first = w->idx * R->depth;
+	uint64_t deadline;
+	int ret;
+
+	io_uring_submit(ring);
+	deadline = now_ns() + DRAIN_NS;
+	while (now_ns() < deadline) {
+		for (i = first; i < first + R->depth; i++)
+			if (atomic_load_explicit(&R->slots[i].state,
+						 memory_order_relaxed) & 1)
+				break;
+		if (i == first + R->depth)
+			break;
+		ret = io_uring_wait_cqe_timeout(ring, &cqe, &ts);
+		if (ret == -ETIME || ret == -EINTR)
+			continue;
+		if (ret < 0)
+			break;
+		i = (long)(cqe->user_data >> 32);
+		if (i < first || i >= first + R->depth ||
+		    !take(R, i, (uint32_t)cqe->user_data))
+			w->dups++;
+		io_uring_cqe_seen(ring, cqe);
+	}
+}
+
 static void *uring_worker(void *arg)
 {
 	struct worker *w = arg;
 	struct run *R = w->run;
 	struct io_uring ring;
-	struct io_uring_sqe *sqe;
 	struct io_uring_cqe *cqe;
-	struct __kernel_timespec ts = { 0, 20 * 1000 * 1000 };
 	long i, first = w->idx * R->depth;
 	unsigned head, seen;
-	uint64_t deadline;
 	int ret, ok = 1;
 
 	ret = io_uring_queue_init((unsigned)R->depth, &ring, 0);
@@ -234,15 +279,8 @@ static void *uring_worker(void *arg)
 	wait_go(R);
 	if (ret < 0)
 		return NULL;
-	for (i = 0; i < R->depth; i++) {
-		struct iocb *cb = arm(w, first + i);
-
-		sqe = io_uring_get_sqe(&ring);
-		io_uring_prep_read(sqe, R->t->fd, (void *)(uintptr_t)cb->u.c.buf,
-				   BS, cb->u.c.offset);
-		io_uring_sqe_set_data64(sqe, (uint64_t)(first + i) << 32 |
-					     (uint32_t)(uintptr_t)cb->data);
-	}
+	for (i = 0; i < R->depth; i++)
+		uring_queue(&ring, w, first + i);
 	while (!stopping(R) && ok) {
 		atomic_fetch_add_explicit(&uring_calls, 1, memory_order_relaxed);
 		ret = io_uring_submit_and_wait(&ring, 1);
@@ -265,19 +303,9 @@ static void *uring_worker(void *arg)
 			if (cqe->res != BS && !w->why[0])
 				snprintf(w->why, sizeof(w->why),
 					 "read returned %d", cqe->res);
-			{
-				struct iocb *cb = arm(w, i);
-
-				sqe = io_uring_get_sqe(&ring);
-				if (!sqe) {
-					ok = 0;
-					break;
-				}
-				io_uring_prep_read(sqe, R->t->fd,
-						   (void *)(uintptr_t)cb->u.c.buf,
-						   BS, cb->u.c.offset);
-				io_uring_sqe_set_data64(sqe, (uint64_t)i << 32 |
-							     (uint32_t)(uintptr_t)cb->data);
+			if (uring_queue(&ring, w, i)) {
+				ok = 0;
+				break;
 			}
 		}
 		io_uring_cq_advance(&ring, seen);
@@ -286,28 +314,7 @@ static void *uring_worker(void *arg)
 							   memory_order_relaxed) + seen,
 				      memory_order_relaxed);
 	}
-	/* Drain: the SQEs armed last were never submitted; submit them, so
-	 * that every armed slot completes. */
-	io_uring_submit(&ring);
-	deadline = now_ns() + DRAIN_NS;
-	while (now_ns() < deadline) {
-		for (i = first; i < first + R->depth; i++)
-			if (atomic_load_explicit(&R->slots[i].state,
-						 memory_order_relaxed) & 1)
-				break;
-		if (i == first + R->depth)
-			break;
-		ret = io_uring_wait_cqe_timeout(&ring, &cqe, &ts);
-		if (ret == -ETIME || ret == -EINTR)
-			continue;
-		if (ret < 0)
-			break;
-		i = (long)(cqe->user_data >> 32);
-		if (i < first || i >= first + R->depth ||
-		    !take(R, i, (uint32_t)cqe->user_data))
-			w->dups++;
-		io_uring_cqe_seen(&ring, cqe);
-	}
+	uring_drain(&ring, w);
 	io_uring_queue_exit(&ring);
 	return NULL;
 }
@@ -326,6 +333,39 @@ static unsigned long long done_of(struct run *R)
 	for (i = 0; i < R->nthreads; i++)
 		d += atomic_load_explicit(&R->w[i].done, memory_order_relaxed);
 	return d;
+}
+
+/* Start the workers; they wait on the barrier with this thread. */
+static void start_workers(struct run *R, void *(*fn)(void *))
+{
+	long i;
+
+	pthread_barrier_init(&R->ready, NULL, (unsigned)R->nthreads + 1);
+	for (i = 0; i < R->nthreads; i++) {
+		R->w[i].run = R;
+		R->w[i].idx = (int)i;
+		R->w[i].rng = 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1) + now_ns();
+		if (pthread_create(&R->w[i].tid, NULL, fn, &R->w[i]))
+			die("pthread_create failed");
+	}
+	pthread_barrier_wait(&R->ready);
+}
+
+/* After the join: duplicates the workers saw, slots still in flight, and
+ * the first worker's error. */
+static void tally(const struct run *R, long long *dups, long long *lost,
+		  char *why, size_t len)
+{
+	long i;
+
+	for (i = 0; i < R->nthreads; i++) {
+		*dups += R->w[i].dups;
+		if (R->w[i].why[0] && !why[0])
+			snprintf(why, len, "%s", R->w[i].why);
+	}
+	for (i = 0; i < R->nthreads * R->depth; i++)
+		*lost += atomic_load_explicit(&R->slots[i].state,
+					      memory_order_relaxed) & 1;
 }
 
 /*
@@ -369,15 +409,7 @@ static int cell(const struct aio_ops *ops, const struct target *t, long nt,
 		fn = uring_worker;
 #endif
 	}
-	pthread_barrier_init(&R->ready, NULL, (unsigned)nt + 1);
-	for (i = 0; i < nt; i++) {
-		R->w[i].run = R;
-		R->w[i].idx = (int)i;
-		R->w[i].rng = 0x9e3779b97f4a7c15ull * (uint64_t)(i + 1) + now_ns();
-		if (pthread_create(&R->w[i].tid, NULL, fn, &R->w[i]))
-			die("pthread_create failed");
-	}
-	pthread_barrier_wait(&R->ready);
+	start_workers(R, fn);
 	d0 = done_of(R);
 	cost_now(&a, calls_of(R));
 	t0 = now_ns();
@@ -394,14 +426,7 @@ static int cell(const struct aio_ops *ops, const struct target *t, long nt,
 		pthread_join(R->w[i].tid, NULL);
 	pthread_barrier_destroy(&R->ready);
 
-	for (i = 0; i < nt; i++) {
-		dups += R->w[i].dups;
-		if (R->w[i].why[0] && !why[0])
-			snprintf(why, len, "%s", R->w[i].why);
-	}
-	for (i = 0; i < nslots; i++)
-		lost += atomic_load_explicit(&R->slots[i].state,
-					     memory_order_relaxed) & 1;
+	tally(R, &dups, &lost, why, len);
 	row_add_integrity(r, dups, lost);
 	if (why[0] && !dups && !lost)
 		goto out;
@@ -424,74 +449,71 @@ static const char *const names[S_COUNT] = {
 	"ours-ring", "stock-libaio", "io_uring",
 };
 
+/* Params: target by target, thread count by thread count. */
+static struct row *threads_row(int s, int p)
+{
+	char param[24];
+
+	snprintf(param, sizeof(param), "%s T=%ld",
+		 targets[p / opt.nthreads].name, opt.threads[p % opt.nthreads]);
+	return row_get(WL, names[s], param, "IOPS", 0, BASE, NULL);
+}
+
+static void threads_note(int s, int p, struct row *r)
+{
+	(void)p;
+	if (s == S_STOCK && !stock_loaded)
+		row_note(r, stock_error);
+	else if (s == S_URING)
+#ifdef HAVE_LIBURING
+		row_note(r, "one ring per thread (io_uring's idiom)");
+#else
+		row_note(r, "not built with liburing");
+#endif
+	else
+		row_note(r, "one shared context");
+}
+
+static int threads_cell(int s, int p, struct row *r, char *why, size_t len)
+{
+	const struct aio_ops *ops = NULL;
+
+	if (s == S_OURS)
+		ops = &ops_ours;
+	else if (s == S_STOCK) {
+		if (!stock_loaded)
+			return GRID_SKIP;
+		ops = &ops_stock;
+	}
+#ifndef HAVE_LIBURING
+	if (s == S_URING)
+		return GRID_SKIP;
+#endif
+	if (cell(ops, &targets[p / opt.nthreads], opt.threads[p % opt.nthreads],
+		 opt.thread_depth, r, why, len))
+		return GRID_DEAD;
+	return GRID_DONE;
+}
+
 void bench_threads(void)
 {
-	char why[160], param[24];
-	int s, g, ti, rep, done = 0, total, dead[MAX_TARGETS][S_COUNT];
+	static const struct grid grid = {
+		.workload = "threads", .series = names, .nseries = S_COUNT,
+		.row = threads_row, .note = threads_note, .cell = threads_cell,
+	};
+	struct grid run = grid;
 	long depth = opt.thread_depth;
+	int g;
 
-	memset(dead, 0, sizeof(dead));
 	file_prepare();
 	if (!ntargets) {
 		warnx_("threads workload skipped: nothing to read");
 		run_failed = 1;
 		return;
 	}
-	for (g = 0; g < ntargets; g++)
-		for (s = 0; s < S_COUNT; s++)
-			for (ti = 0; ti < opt.nthreads && series_on(names[s]); ti++) {
-				struct row *r;
-
-				snprintf(param, sizeof(param), "%s T=%ld",
-					 targets[g].name, opt.threads[ti]);
-				r = row_get(WL, names[s], param, "IOPS", 0, BASE, NULL);
-				if (s == S_STOCK && !stock_loaded)
-					row_note(r, stock_error);
-				else if (s == S_URING)
-#ifdef HAVE_LIBURING
-					row_note(r, "one ring per thread (io_uring's idiom)");
-#else
-					row_note(r, "not built with liburing");
-#endif
-				else
-					row_note(r, "one shared context");
-			}
-
-	total = opt.reps * S_COUNT * opt.nthreads * ntargets;
-	for (rep = 0; rep < opt.reps && !interrupted; rep++)
-		for (g = 0; g < ntargets; g++)
-			for (ti = 0; ti < opt.nthreads; ti++)
-				for (s = 0; s < S_COUNT && !interrupted; s++) {
-					const struct aio_ops *ops = NULL;
-					struct row *r;
-
-					progress(WL, ++done, total);
-					if (!series_on(names[s]) || dead[g][s])
-						continue;
-					if (s == S_OURS)
-						ops = &ops_ours;
-					else if (s == S_STOCK) {
-						if (!stock_loaded)
-							continue;
-						ops = &ops_stock;
-					}
-#ifndef HAVE_LIBURING
-					if (s == S_URING)
-						continue;
-#endif
-					snprintf(param, sizeof(param), "%s T=%ld",
-						 targets[g].name, opt.threads[ti]);
-					r = row_get(WL, names[s], param, "IOPS", 0,
-						    BASE, NULL);
-					why[0] = 0;
-					if (cell(ops, &targets[g], opt.threads[ti],
-						 depth, r, why, sizeof(why))) {
-						dead[g][s] = 1;
-						memset(r->note, 0, sizeof(r->note));
-						row_note(r, why);
-					}
-				}
-	progress_end();
+	run.nparams = ntargets * opt.nthreads;
+	run.group = opt.nthreads;
+	grid_run(&run);
 	report_line(WL, "Each of T threads keeps %ld reads in flight on one shared "
 			"AIO context, reaps with io_getevents(ctx, 1, %ld, 20 ms) and "
 			"resubmits what it reaped (%s); io_uring: one ring per thread "

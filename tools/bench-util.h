@@ -71,6 +71,7 @@ struct options {
 	const char *stock;
 	const char *series;	/* comma-separated filter, or NULL: all */
 	int json, csv, progress;
+	int targets;		/* --targets: the project's own targets */
 };
 
 #define WL_REAP	1
@@ -150,6 +151,10 @@ void report_line(const char *workload, const char *fmt, ...)
 /* A target: shown with its measured value, never asserted. */
 void report_target(const char *workload, const char *what, double measured,
 		   double want);
+/* The project's own targets (bench-targets.c, --targets), from the
+ * finished rows; reap_floor_lines: the floor lines every run prints. */
+void report_targets(void);
+void reap_floor_lines(void);
 
 static inline uint64_t now_ns(void)
 {
@@ -167,6 +172,37 @@ int series_on(const char *name);
 long deepest_depth(void);
 int pin_cpu(int cpu);
 int other_cpu(int cpu);
+
+/*
+ * The grid driver (bench-grid.c): what a workload gives it.  Params are
+ * the table's row parameters (batch=16, direct QD=32, ...), cut into
+ * groups of `group` (0: one group); the table shows each group series by
+ * series.  Each repetition measures every cell once, param by param with
+ * the series inside (series by series with series_outer).
+ */
+enum {
+	GRID_DONE = 0,		/* measured; the cell recorded it */
+	GRID_SKIP = 1,		/* nothing measured this time */
+	GRID_NOTE = 2,		/* nothing measured: why replaces the note */
+	GRID_DEAD = -1,		/* as GRID_NOTE, and the series stops in
+				 * this group */
+	GRID_GONE = -2,		/* the series stops in this group, the note
+				 * stays */
+};
+struct grid {
+	const char *workload;
+	const char *const *series;	/* names, as --series takes them */
+	int nseries, nparams, group, series_outer;
+	int (*on)(int s, int p);	/* NULL: every cell --series keeps */
+	struct row *(*row)(int s, int p);
+	void (*note)(int s, int p, struct row *r);	/* NULL: none */
+	void (*warm)(int s, int p);	/* an untimed pass first; NULL: none */
+	int (*cell)(int s, int p, struct row *r, char *why, size_t len);
+};
+void grid_run(const struct grid *g);
+/* The note of a row of the stock library's series when it is not loaded
+ * (stock), or of io_uring's when liburing was not found (uring). */
+void note_unavailable(struct row *r, int stock, int uring);
 
 /* Workloads. */
 void bench_reap(void);

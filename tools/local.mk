@@ -6,11 +6,13 @@ aio_bench_SOURCES = \
 	tools/bench-backend.c \
 	tools/bench-buffered.c \
 	tools/bench-file.c \
+	tools/bench-grid.c \
 	tools/bench-loop.c \
 	tools/bench-reap.c \
 	tools/bench-report.c \
 	tools/bench-stats.c \
 	tools/bench-stats.h \
+	tools/bench-targets.c \
 	tools/bench-threads.c \
 	tools/bench-util.c \
 	tools/bench-util.h \
@@ -32,12 +34,14 @@ aio_race_SOURCES = bench/race.c
 aio_race_CFLAGS = $(AM_CFLAGS) $(PTHREAD_CFLAGS)
 aio_race_LDADD = libaio.la -ldl $(PTHREAD_LIBS)
 
-# make bench: a longer aio-bench run (with the loop device when root), then
+# make bench: a longer aio-bench run (with the loop device when root, and
+# the project's targets), then
 # fio and qemu-io with each library, then aio-race with each way of
 # reaping.  BENCH_ARGS adds or overrides aio-bench options.
 BENCH_ARGS =
 bench: aio-bench$(EXEEXT) aio-race$(EXEEXT) libaio.la
-	$(builddir)/aio-bench --time 0.3 --reps 7 --procs 1,2 --loop $(BENCH_ARGS)
+	$(builddir)/aio-bench --time 0.3 --reps 7 --procs 1,2 --loop --targets \
+	  $(BENCH_ARGS)
 	$(SHELL) $(srcdir)/bench/fio-compare.sh $(abs_builddir)
 	$(SHELL) $(srcdir)/bench/qemu-io-compare.sh $(abs_builddir)
 	for reap in getevents reap queue-run; do \
