@@ -215,6 +215,194 @@ static void drain(void)
 		;
 }
 
+/* One record, decoded, and what the library and the kernel answered. */
+struct call {
+	struct rec r;
+	io_context_t ctx;
+	int is_live;
+	long min_nr, nr;
+	struct timespec ts_val, *ts;
+	struct io_event *ev;
+	long ret, raw;
+	int have_raw;
+};
+
+/* The record at pos: its context, counts, timeout and events array. */
+static void decode_call(struct call *c, const uint8_t *data, size_t pos)
+{
+	const struct rec *r = &c->r;
+
+	memcpy(&c->r, data + pos, sizeof(c->r));
+	c->ctx = pick_ctx(r);
+	c->is_live = c->ctx == live;
+	c->min_nr = (r->a & 0x40000000) ? r->a : r->a % 600;
+	c->nr = (r->b & 0x40000000) ? r->b : r->b % 600;
+	if (c->nr > 512 && c->nr < 0x40000000)
+		c->nr = 512;	/* evs holds 512 */
+
+	c->ts_val.tv_sec = (r->y & 1) ? -1 : 0;
+	c->ts_val.tv_nsec = (r->y & 2) ? (long)(r->y >> 2) : 0;
+	/* The LIBAIO_0.1 calls copy the timeout first (as the stock
+	 * library does), whatever the context: no PROT_NONE there. */
+	c->ts = pick_ptr(r->p2, &c->ts_val,
+			 !c->is_live && r->op % 16 != 6 && r->op % 16 != 9);
+	c->ev = pick_ptr(r->p1, evs, !c->is_live);
+	/* Never wait forever on a live context. */
+	if (c->is_live && (!c->ts || c->ts_val.tv_sec < 0 || c->ts_val.tv_nsec < 0 ||
+			   c->ts_val.tv_nsec >= 1000000000L)) {
+		c->ts_val.tv_sec = 0;
+		c->ts_val.tv_nsec = 0;
+		c->ts = &c->ts_val;
+	}
+	if (c->is_live && c->ts_val.tv_nsec > 1000000)
+		c->ts_val.tv_nsec = 1000000;
+}
+
+/* Ops 0 and 1: io_getevents and io_pgetevents, beside the raw calls. */
+static void call_getevents(struct call *c)
+{
+	io_context_t ctx = c->ctx;
+
+	if (c->r.op % 16 == 0) {
+		c->ret = io_getevents(ctx, c->min_nr, c->nr, c->ev, c->ts);
+		c->raw = sys_ret(syscall(SYS_io_getevents, ctx, c->min_nr, c->nr,
+					 c->ev, c->ts));
+	} else {
+		sigset_t mask;
+		void *m = pick_ptr(c->r.p1 >> 3, &mask, 1);
+		struct { void *set; size_t size; } arg = { m, _NSIG / 8 };
+
+		sigemptyset(&mask);
+		c->ret = io_pgetevents(ctx, c->min_nr, c->nr, c->ev, c->ts, m);
+		c->raw = sys_ret(syscall(SYS_io_pgetevents, ctx, c->min_nr, c->nr,
+					 c->ev, c->ts, &arg));
+	}
+	c->have_raw = !c->is_live;
+}
+
+/* Ops 3 and 4: io_submit of iocbs refilled from the input at pos. */
+static void call_submit(struct call *c, const uint8_t *data, size_t size,
+			size_t pos)
+{
+	struct iocb **ios = pick_ptr(c->r.p1, ptrs, 1);
+	unsigned n = c->r.p2 % (NIOCB + 1);
+	long nr;
+
+	fill_iocbs(data + pos, size - pos, n);
+	nr = (c->r.b & 0x40000000) ? c->r.b : c->r.b % (NPTR + 20);
+	if (!c->is_live) {
+		c->ret = io_submit(c->ctx, nr, ios);
+		c->raw = sys_ret(syscall(SYS_io_submit, c->ctx, nr, ios));
+		c->have_raw = 1;
+	} else {
+		if (nr > NPTR)
+			nr = NPTR;
+		c->ret = io_submit(c->ctx, nr, ios);
+		CHECK(c->ret < 0 || c->ret <= nr);
+		drain();
+	}
+}
+
+/* Ops 11 and 12: io_queue_init and io_setup. */
+static void call_setup(struct call *c)
+{
+	const struct rec *r = &c->r;
+	io_context_t out = (r->y & 4) ? (io_context_t)1 : NULL;
+	/* io_queue_init stores NULL in *ctxp itself (as the stock library
+	 * does): no PROT_NONE page for it. */
+	io_context_t *ctxp = pick_ptr(r->p1, &out, r->op % 16 == 12);
+	int maxev = (r->a & 0x40000000) ? r->a : r->a % 300;
+
+	c->ret = (r->op % 16) == 11 ? io_queue_init(maxev, ctxp)
+				    : io_setup(maxev, ctxp);
+	if (c->ret == 0) {
+		CHECK(ctxp == &out && out != NULL);
+		CHECK(io_destroy(out) == 0);
+	}
+}
+
+/* Op 13: io_queue_release, or on the live context destroy and re-create
+ * it (the old one joins the destroyed contexts). */
+static void call_release(struct call *c)
+{
+	if (c->is_live) {
+		drain();
+		CHECK(io_destroy(live) == 0);
+		dead = live;
+		live = NULL;
+		CHECK(io_setup(64, &live) == 0);
+		c->ret = 0;
+	} else {
+		c->ret = io_queue_release(c->ctx);
+		c->raw = sys_ret(syscall(SYS_io_destroy, c->ctx));
+		c->have_raw = 1;
+	}
+}
+
+/* The call the record names, by op modulo 16. */
+static void make_call(struct call *c, const uint8_t *data, size_t size,
+		      size_t pos)
+{
+	const struct rec *r = &c->r;
+	io_context_t ctx = c->ctx;
+
+	switch (r->op % 16) {
+	case 0: case 1:
+		call_getevents(c);
+		break;
+	case 2:
+		c->ret = io_reap(ctx, r->b, c->ev);
+		CHECK(c->ret < 0 || c->ret <= r->b);
+		if (r->b < 0)
+			CHECK(c->ret == -EINVAL);
+		break;
+	case 3: case 4:
+		call_submit(c, data, size, pos);
+		break;
+	case 5: {
+		struct iocb *cb = pick_ptr(r->p1, &cbs[r->p2 % NIOCB], 1);
+		struct io_event *res = pick_ptr(r->p2 >> 3, &evs[0], 1);
+
+		c->ret = io_cancel(ctx, cb, res);
+		c->raw = sys_ret(syscall(SYS_io_cancel, ctx, cb, res));
+		c->have_raw = !c->is_live;
+		break;
+	}
+	case 6:
+		c->ret = aioreap_io_getevents_0_1(ctx, c->nr, c->ev, c->ts);
+		break;
+	case 7:
+		c->ret = aioreap_io_cancel_0_1(ctx, pick_ptr(r->p1, &cbs[0], 1));
+		break;
+	case 8:
+		c->ret = io_queue_wait(ctx, c->ts);
+		c->raw = sys_ret(syscall(SYS_io_getevents, ctx, 0, 0, NULL, c->ts));
+		c->have_raw = !c->is_live;
+		break;
+	case 9:
+		c->ret = aioreap_io_queue_wait_0_1(ctx, c->ts);
+		break;
+	case 10:
+		c->ret = io_queue_run(ctx);
+		break;
+	case 11: case 12:
+		call_setup(c);
+		break;
+	case 13:
+		call_release(c);
+		break;
+	case 14:
+		c->ret = io_reaper_active(ctx);
+		CHECK(c->ret == 0 || c->ret == 1);
+		if (!c->is_live)
+			CHECK(c->ret == 0);
+		break;
+	default:
+		(void)io_features();
+		break;
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -223,155 +411,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fill_iocbs(data, size, NIOCB);
 	for (pos = 0; pos + sizeof(struct rec) <= size && pos < 24 * 16;
 	     pos += sizeof(struct rec)) {
-		struct rec r;
-		io_context_t ctx;
-		struct timespec ts_val, *ts;
-		struct io_event *ev;
-		long ret = 0, raw = 0, min_nr, nr;
-		int have_raw = 0, is_live;
-		sigset_t mask;
+		struct call c = { .ret = 0, .raw = 0, .have_raw = 0 };
 
-		memcpy(&r, data + pos, sizeof(r));
-		ctx = pick_ctx(&r);
-		is_live = ctx == live;
-		min_nr = (r.a & 0x40000000) ? r.a : r.a % 600;
-		nr = (r.b & 0x40000000) ? r.b : r.b % 600;
-		if (nr > 512 && nr < 0x40000000)
-			nr = 512;	/* evs holds 512 */
-
-		ts_val.tv_sec = (r.y & 1) ? -1 : 0;
-		ts_val.tv_nsec = (r.y & 2) ? (long)(r.y >> 2) : 0;
-		/* The LIBAIO_0.1 calls copy the timeout first (as the stock
-		 * library does), whatever the context: no PROT_NONE there. */
-		ts = pick_ptr(r.p2, &ts_val,
-			      !is_live && r.op % 16 != 6 && r.op % 16 != 9);
-		ev = pick_ptr(r.p1, evs, !is_live);
-		/* Never wait forever on a live context. */
-		if (is_live && (!ts || ts_val.tv_sec < 0 || ts_val.tv_nsec < 0 ||
-				ts_val.tv_nsec >= 1000000000L)) {
-			ts_val.tv_sec = 0;
-			ts_val.tv_nsec = 0;
-			ts = &ts_val;
-		}
-		if (is_live && ts_val.tv_nsec > 1000000)
-			ts_val.tv_nsec = 1000000;
-
-		switch (r.op % 16) {
-		case 0:
-			ret = io_getevents(ctx, min_nr, nr, ev, ts);
-			raw = sys_ret(syscall(SYS_io_getevents, ctx, min_nr, nr, ev, ts));
-			have_raw = !is_live;
-			break;
-		case 1: {
-			void *m = pick_ptr(r.p1 >> 3, &mask, 1);
-			struct { void *set; size_t size; } arg = { m, _NSIG / 8 };
-
-			sigemptyset(&mask);
-			ret = io_pgetevents(ctx, min_nr, nr, ev, ts, m);
-			raw = sys_ret(syscall(SYS_io_pgetevents, ctx, min_nr, nr, ev,
-					      ts, &arg));
-			have_raw = !is_live;
-			break;
-		}
-		case 2:
-			ret = io_reap(ctx, r.b, ev);
-			CHECK(ret < 0 || ret <= r.b);
-			if (r.b < 0)
-				CHECK(ret == -EINVAL);
-			break;
-		case 3: case 4: {
-			struct iocb **ios = pick_ptr(r.p1, ptrs, 1);
-			unsigned n = r.p2 % (NIOCB + 1);
-
-
-			fill_iocbs(data + pos, size - pos, n);
-			nr = (r.b & 0x40000000) ? r.b : r.b % (NPTR + 20);
-			if (!is_live) {
-				ret = io_submit(ctx, nr, ios);
-				raw = sys_ret(syscall(SYS_io_submit, ctx, nr, ios));
-				have_raw = 1;
-			} else {
-				if (nr > NPTR)
-					nr = NPTR;
-				ret = io_submit(ctx, nr, ios);
-				CHECK(ret < 0 || ret <= nr);
-				drain();
-			}
-			break;
-		}
-		case 5: {
-			struct iocb *cb = pick_ptr(r.p1, &cbs[r.p2 % NIOCB], 1);
-			struct io_event *res = pick_ptr(r.p2 >> 3, &evs[0], 1);
-
-			ret = io_cancel(ctx, cb, res);
-			raw = sys_ret(syscall(SYS_io_cancel, ctx, cb, res));
-			have_raw = !is_live;
-			break;
-		}
-		case 6:
-			ret = aioreap_io_getevents_0_1(ctx, nr, ev, ts);
-			break;
-		case 7:
-			ret = aioreap_io_cancel_0_1(ctx, pick_ptr(r.p1, &cbs[0], 1));
-			break;
-		case 8:
-			ret = io_queue_wait(ctx, ts);
-			raw = sys_ret(syscall(SYS_io_getevents, ctx, 0, 0, NULL, ts));
-			have_raw = !is_live;
-			break;
-		case 9:
-			ret = aioreap_io_queue_wait_0_1(ctx, ts);
-			break;
-		case 10:
-			ret = io_queue_run(ctx);
-			break;
-		case 11: case 12: {
-			io_context_t out = (r.y & 4) ? (io_context_t)1 : NULL;
-			/* io_queue_init stores NULL in *ctxp itself (as the
-			 * stock library does): no PROT_NONE page for it. */
-			io_context_t *ctxp = pick_ptr(r.p1, &out, r.op % 16 == 12);
-			int maxev = (r.a & 0x40000000) ? r.a : r.a % 300;
-
-			ret = (r.op % 16) == 11 ? io_queue_init(maxev, ctxp)
-						: io_setup(maxev, ctxp);
-			if (ret == 0) {
-				CHECK(ctxp == &out && out != NULL);
-				CHECK(io_destroy(out) == 0);
-			}
-			break;
-		}
-		case 13:
-			if (is_live) {
-				/* Destroy and re-create: the old one joins the
-				 * destroyed contexts. */
-				drain();
-				CHECK(io_destroy(live) == 0);
-				dead = live;
-				live = NULL;
-				CHECK(io_setup(64, &live) == 0);
-				ret = 0;
-			} else {
-				ret = io_queue_release(ctx);
-				raw = sys_ret(syscall(SYS_io_destroy, ctx));
-				have_raw = 1;
-			}
-			break;
-		case 14:
-			ret = io_reaper_active(ctx);
-			CHECK(ret == 0 || ret == 1);
-			if (!is_live)
-				CHECK(ret == 0);
-			break;
-		default:
-			(void)io_features();
-			break;
-		}
-		CHECK(ret >= -4095);
-		if (have_raw && compare_raw) {
-			if (ret != raw)
+		decode_call(&c, data, pos);
+		make_call(&c, data, size, pos);
+		CHECK(c.ret >= -4095);
+		if (c.have_raw && compare_raw) {
+			if (c.ret != c.raw)
 				fprintf(stderr, "op %d ctx %p: library %ld, kernel %ld\n",
-					r.op % 16, (void *)ctx, ret, raw);
-			CHECK(ret == raw);
+					c.r.op % 16, (void *)c.ctx, c.ret, c.raw);
+			CHECK(c.ret == c.raw);
 		}
 	}
 	drain();

@@ -72,23 +72,9 @@ static uint32_t get32(const uint8_t *d, size_t size, size_t off)
 		}							\
 	} while (0)
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* The ring, mapped once: its last slot ends where the guard page begins. */
+static struct aio_ring *ring_at_guard(size_t ring_bytes)
 {
-	unsigned cached_nr = (get32(data, size, 32) & 0xffff) % MAX_NR + 1;
-	long max = (int32_t)get32(data, size, 34);
-	unsigned flags = get32(data, size, 38) & 0xff;
-	size_t ring_bytes = AIO_RING_HEADER_LEN + (size_t)cached_nr * 32;
-	struct aio_ring *r, *model;
-	struct ctx_entry e;
-	struct io_event *ev;
-	unsigned head, tail, seen, avail = 0, i;
-	enum ring_look look;
-	int in_range, header_good;
-	long ret, room;
-
-	if (max > MAX_EVENTS)
-		max = MAX_EVENTS;
 	if (!map) {
 		void *p = mmap(NULL, MAP_DATA + PAGE, PROT_READ | PROT_WRITE,
 			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -98,10 +84,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		map = p;
 	}
-	/* The last slot ends where the guard page begins. */
-	r = (struct aio_ring *)(map + MAP_DATA - ring_bytes);
+	return (struct aio_ring *)(map + MAP_DATA - ring_bytes);
+}
 
-	/* Header words straight from the input. */
+/* Header words straight from the input, then what the flags force. */
+static void fill_header(struct aio_ring *r, const uint8_t *data, size_t size,
+			unsigned cached_nr, unsigned flags)
+{
+	unsigned i;
+
 	for (i = 0; i < 8; i++) {
 		uint32_t w = get32(data, size, 4 * i);
 
@@ -117,55 +108,51 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		atomic_store_explicit(&r->tail, atomic_load(&r->tail) % cached_nr,
 				      memory_order_relaxed);
 	}
-	/* Slots: the remaining input repeated, each slot also stamped with
-	 * its index so that a copy from the wrong slot shows. */
-	{
-		unsigned char *slots = (unsigned char *)r->events;
-		size_t n = size > 39 ? size - 39 : 0, off = 0;
+}
 
-		if (n == 0)
-			memset(slots, 0, (size_t)cached_nr * 32);
-		size_t total = (size_t)cached_nr * 32;
+/* Slots: the remaining input repeated, each slot also stamped with its
+ * index so that a copy from the wrong slot shows. */
+static void fill_slots(struct aio_ring *r, const uint8_t *data, size_t size,
+		       unsigned cached_nr)
+{
+	unsigned char *slots = (unsigned char *)r->events;
+	size_t n = size > 39 ? size - 39 : 0, off = 0;
+	size_t total = (size_t)cached_nr * 32;
+	unsigned i;
 
-		if (n) {
-			/* The input once, then the filled part doubled. */
-			off = n < total ? n : total;
-			memcpy(slots, data + 39, off);
-			while (off < total) {
-				size_t c = total - off < off ? total - off : off;
+	if (n == 0)
+		memset(slots, 0, total);
+	if (n) {
+		/* The input once, then the filled part doubled. */
+		off = n < total ? n : total;
+		memcpy(slots, data + 39, off);
+		while (off < total) {
+			size_t c = total - off < off ? total - off : off;
 
-				memcpy(slots + off, slots, c);
-				off += c;
-			}
+			memcpy(slots + off, slots, c);
+			off += c;
 		}
-		for (i = 0; i < cached_nr; i++)
-			r->events[i].res2 ^= (long long)i << 32;
 	}
+	for (i = 0; i < cached_nr; i++)
+		r->events[i].res2 ^= (long long)i << 32;
+}
 
-	model = malloc(ring_bytes);
-	if (!model)
-		abort();
-	memcpy(model, r, ring_bytes);
+/* What one reap was given, and what it answered. */
+struct outcome {
+	const struct aio_ring *model;	/* the ring before the reap */
+	unsigned cached_nr, head, tail, seen;
+	long ret, room;
+};
 
-	room = max > 0 ? max : 0;
-	ev = malloc(room ? (size_t)room * sizeof(*ev) : 1);
-	if (!ev)
-		abort();
-
-	head = atomic_load(&model->head);
-	tail = atomic_load(&model->tail);
-	seen = flags & 8 ? model->id % cached_nr : head;
-	atomic_init(&e.key, (uintptr_t)r);
-	atomic_init(&e.state, ST_EXCL);	/* as if the reap lock were held */
-	atomic_init(&e.head_seen, seen);
-	e.nr = cached_nr;
-
-	ret = 12345;	/* a refused ring must still report 0 taken */
-	look = ring_reap(&e, ev, max, &ret);
-	if (look != RING_READY) {
-		CHECK(ret == 0);
-		ret = look == RING_UNTRUSTED ? -1 : -2;	/* the model's names */
-	}
+/* The reap's answer against the model taken before it. */
+static void check_outcome(const struct aio_ring *r, struct ctx_entry *e,
+			  const struct io_event *ev, const struct outcome *o)
+{
+	const struct aio_ring *model = o->model;
+	unsigned cached_nr = o->cached_nr, head = o->head, tail = o->tail;
+	unsigned seen = o->seen, avail = 0, i;
+	long ret = o->ret;
+	int in_range, header_good;
 
 	/* The ring's nr word must also match the size cached at io_setup. */
 	header_good = model->magic == AIO_RING_MAGIC &&
@@ -195,18 +182,65 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		CHECK(ret == -2);
 		CHECK(head != seen);
 		CHECK(atomic_load(&r->head) == head);
-		CHECK(atomic_load(&e.head_seen) == seen);
+		CHECK(atomic_load(&e->head_seen) == seen);
 	} else {
-		CHECK(ret <= (long)avail && ret <= room);
+		CHECK(ret <= (long)avail && ret <= o->room);
 		/* Progress: something is taken when something is there and
 		 * fits (the reaper today takes all of it). */
-		CHECK(ret > 0 || avail == 0 || room == 0);
+		CHECK(ret > 0 || avail == 0 || o->room == 0);
 		CHECK(atomic_load(&r->head) == (head + (unsigned)ret) % cached_nr);
-		CHECK(atomic_load(&e.head_seen) == atomic_load(&r->head));
+		CHECK(atomic_load(&e->head_seen) == atomic_load(&r->head));
 		for (i = 0; i < (unsigned)ret; i++)
 			CHECK(memcmp(&ev[i], &model->events[(head + i) % cached_nr],
 				     sizeof(*ev)) == 0);
 	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	unsigned cached_nr = (get32(data, size, 32) & 0xffff) % MAX_NR + 1;
+	long max = (int32_t)get32(data, size, 34);
+	unsigned flags = get32(data, size, 38) & 0xff;
+	size_t ring_bytes = AIO_RING_HEADER_LEN + (size_t)cached_nr * 32;
+	struct aio_ring *r, *model;
+	struct outcome o = { .cached_nr = cached_nr };
+	struct ctx_entry e;
+	struct io_event *ev;
+	enum ring_look look;
+
+	if (max > MAX_EVENTS)
+		max = MAX_EVENTS;
+	r = ring_at_guard(ring_bytes);
+	fill_header(r, data, size, cached_nr, flags);
+	fill_slots(r, data, size, cached_nr);
+
+	model = malloc(ring_bytes);
+	if (!model)
+		abort();
+	memcpy(model, r, ring_bytes);
+	o.model = model;
+
+	o.room = max > 0 ? max : 0;
+	ev = malloc(o.room ? (size_t)o.room * sizeof(*ev) : 1);
+	if (!ev)
+		abort();
+
+	o.head = atomic_load(&model->head);
+	o.tail = atomic_load(&model->tail);
+	o.seen = flags & 8 ? model->id % cached_nr : o.head;
+	atomic_init(&e.key, (uintptr_t)r);
+	atomic_init(&e.state, ST_EXCL);	/* as if the reap lock were held */
+	atomic_init(&e.head_seen, o.seen);
+	e.nr = cached_nr;
+
+	o.ret = 12345;	/* a refused ring must still report 0 taken */
+	look = ring_reap(&e, ev, max, &o.ret);
+	if (look != RING_READY) {
+		CHECK(o.ret == 0);
+		o.ret = look == RING_UNTRUSTED ? -1 : -2;	/* the model's names */
+	}
+	check_outcome(r, &e, ev, &o);
 
 	free(ev);
 	free(model);

@@ -128,59 +128,54 @@ static void on_usr1(int sig)
 	usr1_seen = 1;
 }
 
-int main(void)
+/* pwrite then pread, data compared; then preadv. */
+static void read_write_checks(io_context_t ctx, struct iocb *cbp, int fd)
 {
-	io_context_t ctx = NULL;
-	struct timespec zero = { 0, 0 }, tenth = { 0, 100000000 };
 	struct io_event ev[4];
-	struct iocb cb, *cbp = &cb;
 	unsigned char out[4096], in[4096], a[100], b[200];
 	struct iovec iov[2] = { { a, sizeof(a) }, { b, sizeof(b) } };
-	struct sigaction sa;
-	sigset_t blocked, open_usr1;
-	uint64_t count;
-	pthread_t t;
-	int fd = tmpfile_fd(), efd = eventfd(0, 0);
 	size_t i;
 
-	print_libaio_path();
-	if (efd < 0 || pipe(pipefd) != 0)
-		return 99;
-
-	CHECK("io_queue_init", io_queue_init(8, &ctx), 0);
-	if (failures)
-		return 1;
-
-	/* pwrite then pread, data compared. */
 	for (i = 0; i < sizeof(out); i++)
 		out[i] = (unsigned char)(i * 31 + 7);
-	io_prep_pwrite(&cb, fd, out, sizeof(out), 0);
+	io_prep_pwrite(cbp, fd, out, sizeof(out), 0);
 	CHECK("io_submit pwrite", io_submit(ctx, 1, &cbp), 1);
 	CHECK("io_getevents pwrite", io_getevents(ctx, 1, 1, ev, NULL), 1);
-	TRUE("pwrite event", ev[0].obj == &cb && ev[0].res == sizeof(out));
-	io_prep_pread(&cb, fd, in, sizeof(in), 0);
+	TRUE("pwrite event", ev[0].obj == cbp && ev[0].res == sizeof(out));
+	io_prep_pread(cbp, fd, in, sizeof(in), 0);
 	CHECK("io_submit pread", io_submit(ctx, 1, &cbp), 1);
 	CHECK("io_getevents pread", io_getevents(ctx, 1, 4, ev, NULL), 1);
 	TRUE("pread data", ev[0].res == sizeof(in) && !memcmp(in, out, sizeof(in)));
 
 	/* preadv. */
-	io_prep_preadv(&cb, fd, iov, 2, 1000);
+	io_prep_preadv(cbp, fd, iov, 2, 1000);
 	CHECK("io_submit preadv", io_submit(ctx, 1, &cbp), 1);
 	CHECK("io_getevents preadv", io_getevents(ctx, 1, 1, ev, NULL), 1);
 	TRUE("preadv data", ev[0].res == sizeof(a) + sizeof(b) &&
 				    !memcmp(a, out + 1000, sizeof(a)) &&
 				    !memcmp(b, out + 1100, sizeof(b)));
+}
 
-	/* Poll on a pipe, reaped by io_pgetevents with a mask. */
+/* Poll on a pipe, reaped by io_pgetevents with a mask; then a pending
+ * signal the mask opens interrupts io_pgetevents.  SIGUSR1 stays
+ * blocked afterwards.  0, or 99 when the pipe fails. */
+static int pgetevents_checks(io_context_t ctx, struct iocb *cbp)
+{
+	struct timespec zero = { 0, 0 };
+	struct io_event ev[4];
+	struct sigaction sa;
+	sigset_t blocked, open_usr1;
+	unsigned char in[1];
+
 	sigemptyset(&blocked);
 	sigaddset(&blocked, SIGUSR1);
-	io_prep_poll(&cb, pipefd[0], POLLIN);
+	io_prep_poll(cbp, pipefd[0], POLLIN);
 	CHECK("io_submit poll", io_submit(ctx, 1, &cbp), 1);
 	CHECK("poll not ready", io_pgetevents(ctx, 0, 1, ev, &zero, &blocked), 0);
 	if (write(pipefd[1], "x", 1) != 1)
 		return 99;
 	CHECK("io_pgetevents poll", io_pgetevents(ctx, 1, 1, ev, NULL, &blocked), 1);
-	TRUE("poll event", ev[0].obj == &cb && (ev[0].res & POLLIN));
+	TRUE("poll event", ev[0].obj == cbp && (ev[0].res & POLLIN));
 	if (read(pipefd[0], in, 1) != 1)
 		return 99;
 
@@ -195,36 +190,56 @@ int main(void)
 	CHECK("io_pgetevents EINTR", io_pgetevents(ctx, 1, 1, ev, NULL, &open_usr1),
 	      -EINTR);
 	TRUE("signal handler ran", usr1_seen == 1);
+	return 0;
+}
 
-	/* io_queue_run with a callback (completion known via eventfd). */
-	io_prep_pread(&cb, fd, in, 512, 512);
-	io_set_callback(&cb, on_done);
-	io_set_eventfd(&cb, efd);
+/* io_queue_run with a callback (completion known via eventfd), io_fsync,
+ * and io_queue_wait in both versions. */
+static void queue_checks(io_context_t ctx, struct iocb *cbp, int fd, int efd)
+{
+	struct timespec zero = { 0, 0 }, tenth = { 0, 100000000 };
+	struct io_event ev[4];
+	unsigned char in[512];
+	uint64_t count;
+
+	io_prep_pread(cbp, fd, in, 512, 512);
+	io_set_callback(cbp, on_done);
+	io_set_eventfd(cbp, efd);
 	CHECK("io_submit callback", io_submit(ctx, 1, &cbp), 1);
 	TRUE("eventfd", read(efd, &count, sizeof(count)) == sizeof(count));
 	CHECK("io_queue_run", io_queue_run(ctx), 0);
 	TRUE("callback ran", callbacks == 1 && callback_res == 512);
 
 	/* io_fsync returns io_submit's 1. */
-	CHECK("io_fsync", io_fsync(ctx, &cb, on_done, fd), 1);
+	CHECK("io_fsync", io_fsync(ctx, cbp, on_done, fd), 1);
 	CHECK("io_getevents fsync", io_getevents(ctx, 1, 1, ev, NULL), 1);
-	TRUE("fsync event", ev[0].obj == &cb && ev[0].res == 0);
+	TRUE("fsync event", ev[0].obj == cbp && ev[0].res == 0);
 
 	/* io_queue_wait (0.4 and 0.1): returns at once, consumes nothing. */
 	CHECK("io_queue_wait@@LIBAIO_0.4", io_queue_wait(ctx, &tenth), 0);
 	CHECK("io_queue_wait@LIBAIO_0.1", old_io_queue_wait(ctx, NULL), 0);
 	CHECK("io_queue_wait@LIBAIO_0.1 bad ctx", old_io_queue_wait(NULL, &zero),
 	      -EINVAL);
+}
+
+/* io_getevents and io_cancel of LIBAIO_0.1.  0, or 99 when the pipe or
+ * the thread fails. */
+static int old_interface_checks(io_context_t ctx, struct iocb *cbp)
+{
+	struct timespec zero = { 0, 0 };
+	struct io_event ev[4];
+	unsigned char in[1];
+	pthread_t t;
 
 	/* io_getevents@LIBAIO_0.1 has min_nr 1: with no timeout it waits for
 	 * the poll that a second thread completes later. */
-	io_prep_poll(&cb, pipefd[0], POLLIN);
+	io_prep_poll(cbp, pipefd[0], POLLIN);
 	CHECK("io_submit poll 2", io_submit(ctx, 1, &cbp), 1);
 	if (pthread_create(&t, NULL, late_writer, NULL) != 0)
 		return 99;
 	CHECK("io_getevents@LIBAIO_0.1 waits", old_io_getevents(ctx, 4, ev, NULL), 1);
 	pthread_join(t, NULL);
-	TRUE("old getevents event", ev[0].obj == &cb && (ev[0].res & POLLIN));
+	TRUE("old getevents event", ev[0].obj == cbp && (ev[0].res & POLLIN));
 	if (read(pipefd[0], in, 1) != 1)
 		return 99;
 	CHECK("io_getevents@LIBAIO_0.1 timeout", old_io_getevents(ctx, 4, ev, &zero),
@@ -232,13 +247,37 @@ int main(void)
 
 	/* io_cancel@LIBAIO_0.1: two arguments; the kernel says EINPROGRESS
 	 * and the completion (res 0) comes through the ring. */
-	io_prep_poll(&cb, pipefd[0], POLLIN);
+	io_prep_poll(cbp, pipefd[0], POLLIN);
 	CHECK("io_submit poll 3", io_submit(ctx, 1, &cbp), 1);
-	CHECK("io_cancel@LIBAIO_0.1", old_io_cancel(ctx, &cb), -EINPROGRESS);
+	CHECK("io_cancel@LIBAIO_0.1", old_io_cancel(ctx, cbp), -EINPROGRESS);
 	CHECK("cancelled event", io_getevents(ctx, 1, 1, ev, NULL), 1);
-	TRUE("cancelled res 0", ev[0].obj == &cb && ev[0].res == 0);
-	CHECK("io_cancel@LIBAIO_0.1 again", old_io_cancel(ctx, &cb), -EINVAL);
-	CHECK("io_cancel@@LIBAIO_0.4 again", io_cancel(ctx, &cb, ev), -EINVAL);
+	TRUE("cancelled res 0", ev[0].obj == cbp && ev[0].res == 0);
+	CHECK("io_cancel@LIBAIO_0.1 again", old_io_cancel(ctx, cbp), -EINVAL);
+	CHECK("io_cancel@@LIBAIO_0.4 again", io_cancel(ctx, cbp, ev), -EINVAL);
+	return 0;
+}
+
+int main(void)
+{
+	io_context_t ctx = NULL;
+	struct io_event ev[4];
+	struct iocb cb, *cbp = &cb;
+	int fd = tmpfile_fd(), efd = eventfd(0, 0);
+
+	print_libaio_path();
+	if (efd < 0 || pipe(pipefd) != 0)
+		return 99;
+
+	CHECK("io_queue_init", io_queue_init(8, &ctx), 0);
+	if (failures)
+		return 1;
+
+	read_write_checks(ctx, cbp, fd);
+	if (pgetevents_checks(ctx, cbp) != 0)
+		return 99;
+	queue_checks(ctx, cbp, fd, efd);
+	if (old_interface_checks(ctx, cbp) != 0)
+		return 99;
 
 	/* A few errors. */
 	CHECK("io_setup EINVAL", io_setup(0, &ctx), -EINVAL);

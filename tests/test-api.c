@@ -849,21 +849,10 @@ START_TEST(setup_errors)
 }
 END_TEST
 
-START_TEST(submit_errors)
+/* Bad contexts, for a real batch and for an empty one; then counts. */
+static void submit_bad_contexts_and_counts(io_context_t ctx, io_context_t dead,
+					   struct iocb *cbp, void *bad)
 {
-	io_context_t ctx = new_ctx(8), dead = new_ctx(1);
-	void *bad = test_bad_pointer();
-	int fd = test_tmpfile(4096), ro, i;
-	unsigned char buf[16];
-	struct iocb cb, *cbp = &cb, *null_cb = NULL, *bad_cb = bad;
-	struct iocb *minus_one_cb = (struct iocb *)-1L;
-	static const short opcodes[] = { 4, IO_CMD_NOOP, 9, 100, -1 };
-	char path[64];
-
-	end_ctx(dead);
-	io_prep_pread(&cb, fd, buf, sizeof(buf), 0);
-
-	/* Bad contexts, for a real batch and for an empty one. */
 	SAME_AS_KERNEL(io_submit(NULL, 1, &cbp), test_sys_io_submit(NULL, 1, &cbp),
 		       -EINVAL);
 	SAME_AS_KERNEL(io_submit(dead, 1, &cbp), test_sys_io_submit(dead, 1, &cbp),
@@ -878,32 +867,46 @@ START_TEST(submit_errors)
 	SAME_AS_KERNEL(io_submit(ctx, 0, NULL), test_sys_io_submit(ctx, 0, NULL), 0);
 	SAME_AS_KERNEL(io_submit(ctx, -1, &cbp), test_sys_io_submit(ctx, -1, &cbp),
 		       -EINVAL);
+}
 
-	/* Bad arrays and bad iocb pointers (not under valgrind, whose own
-	 * io_submit wrapper reads them first and dies). */
-	if (!test_under_valgrind()) {
-		SAME_AS_KERNEL(io_submit(ctx, 1, NULL), test_sys_io_submit(ctx, 1, NULL),
+/* Bad arrays and bad iocb pointers (not under valgrind, whose own
+ * io_submit wrapper reads them first and dies). */
+static void submit_bad_pointers(io_context_t ctx, void *bad)
+{
+	struct iocb *null_cb = NULL, *bad_cb = bad;
+	struct iocb *minus_one_cb = (struct iocb *)-1L;
+
+	if (test_under_valgrind())
+		return;
+	SAME_AS_KERNEL(io_submit(ctx, 1, NULL), test_sys_io_submit(ctx, 1, NULL),
+		       -EFAULT);
+	SAME_AS_KERNEL(io_submit(ctx, 1, (struct iocb **)-1L),
+		       test_sys_io_submit(ctx, 1, (struct iocb **)-1L), -EFAULT);
+	SAME_AS_KERNEL(io_submit(ctx, 1, &null_cb),
+		       test_sys_io_submit(ctx, 1, &null_cb), -EFAULT);
+	SAME_AS_KERNEL(io_submit(ctx, 1, &minus_one_cb),
+		       test_sys_io_submit(ctx, 1, &minus_one_cb), -EFAULT);
+	/* A mapped but unreadable array or iocb: only the kernel can tell.
+	 * The poll emulation reads the batch in user space to find polls,
+	 * so with LIBAIO_DISABLE=poll it would fault here instead
+	 * (reported; harness 3.t only uses NULL and (void *)-1). */
+	if (!test_mode_disables("poll")) {
+		SAME_AS_KERNEL(io_submit(ctx, 1, (struct iocb **)bad),
+			       test_sys_io_submit(ctx, 1, (struct iocb **)bad),
 			       -EFAULT);
-		SAME_AS_KERNEL(io_submit(ctx, 1, (struct iocb **)-1L),
-			       test_sys_io_submit(ctx, 1, (struct iocb **)-1L), -EFAULT);
-		SAME_AS_KERNEL(io_submit(ctx, 1, &null_cb),
-			       test_sys_io_submit(ctx, 1, &null_cb), -EFAULT);
-		SAME_AS_KERNEL(io_submit(ctx, 1, &minus_one_cb),
-			       test_sys_io_submit(ctx, 1, &minus_one_cb), -EFAULT);
-		/* A mapped but unreadable array or iocb: only the kernel can tell.
-		 * The poll emulation reads the batch in user space to find polls,
-		 * so with LIBAIO_DISABLE=poll it would fault here instead
-		 * (reported; harness 3.t only uses NULL and (void *)-1). */
-		if (!test_mode_disables("poll")) {
-			SAME_AS_KERNEL(io_submit(ctx, 1, (struct iocb **)bad),
-				       test_sys_io_submit(ctx, 1, (struct iocb **)bad),
-				       -EFAULT);
-			SAME_AS_KERNEL(io_submit(ctx, 1, &bad_cb),
-				       test_sys_io_submit(ctx, 1, &bad_cb), -EFAULT);
-		}
+		SAME_AS_KERNEL(io_submit(ctx, 1, &bad_cb),
+			       test_sys_io_submit(ctx, 1, &bad_cb), -EFAULT);
 	}
+}
 
-	/* Bad descriptors. */
+/* Bad descriptors; returns the read-only descriptor it opened on fd. */
+static int submit_bad_descriptors(io_context_t ctx, int fd)
+{
+	unsigned char buf[16];
+	struct iocb cb, *cbp = &cb;
+	char path[64];
+	int ro;
+
 	io_prep_pread(&cb, -1, buf, sizeof(buf), 0);
 	SAME_AS_KERNEL(io_submit(ctx, 1, &cbp), test_sys_io_submit(ctx, 1, &cbp),
 		       -EBADF);
@@ -919,8 +922,17 @@ START_TEST(submit_errors)
 	io_prep_poll(&cb, 999, POLLIN);
 	SAME_AS_KERNEL(io_submit(ctx, 1, &cbp), test_sys_io_submit(ctx, 1, &cbp),
 		       -EBADF);
+	return ro;
+}
 
-	/* Bad arguments: negative offset, bad buffer. */
+/* Bad arguments: negative offset, unknown opcodes, a wide poll mask. */
+static void submit_bad_arguments(io_context_t ctx, int fd)
+{
+	static const short opcodes[] = { 4, IO_CMD_NOOP, 9, 100, -1 };
+	unsigned char buf[16];
+	struct iocb cb, *cbp = &cb;
+	int i;
+
 	io_prep_pread(&cb, fd, buf, sizeof(buf), -1);
 	SAME_AS_KERNEL(io_submit(ctx, 1, &cbp), test_sys_io_submit(ctx, 1, &cbp),
 		       -EINVAL);
@@ -936,14 +948,28 @@ START_TEST(submit_errors)
 	io_prep_poll(&cb, fd, 0x10000);
 	SAME_AS_KERNEL(io_submit(ctx, 1, &cbp), test_sys_io_submit(ctx, 1, &cbp),
 		       -EINVAL);
+}
+
+START_TEST(submit_errors)
+{
+	io_context_t ctx = new_ctx(8), dead = new_ctx(1);
+	void *bad = test_bad_pointer();
+	int fd = test_tmpfile(4096), ro;
+	unsigned char buf[16];
+	struct iocb cb;
+	struct timespec zero = { 0, 0 };
+	struct io_event ev;
+
+	end_ctx(dead);
+	io_prep_pread(&cb, fd, buf, sizeof(buf), 0);
+
+	submit_bad_contexts_and_counts(ctx, dead, &cb, bad);
+	submit_bad_pointers(ctx, bad);
+	ro = submit_bad_descriptors(ctx, fd);
+	submit_bad_arguments(ctx, fd);
 
 	/* Nothing was queued by any of that. */
-	{
-		struct timespec zero = { 0, 0 };
-		struct io_event ev;
-
-		EXPECT_RET(io_getevents(ctx, 0, 1, &ev, &zero), 0);
-	}
+	EXPECT_RET(io_getevents(ctx, 0, 1, &ev, &zero), 0);
 
 	close(ro);
 	close(fd);

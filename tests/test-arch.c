@@ -230,57 +230,68 @@ static void one_event(io_context_t ctx, struct iocb *cb, struct io_event *ev)
  * effect; the poll mask is read from the low half of its 64-bit slot; res
  * carries a byte count, a negative errno and a poll mask.
  */
-START_TEST(iocb_and_event_fields_round_trip)
+/* A read: data, obj and res come back whole. */
+static void round_trip_read(io_context_t ctx, struct iocb *cb, int fd)
 {
-	io_context_t ctx = NULL;
-	struct iocb cb, *p = &cb;
+	struct iocb *p = cb;
 	struct io_event ev;
-	unsigned char in[100], out[40];
-	struct iovec iov = { out, sizeof(out) };
-	struct stat st;
-	int fd = test_tmpfile(4096), efd = eventfd(0, EFD_CLOEXEC), pfd[2], r;
+	unsigned char in[100];
 	unsigned i;
 
-	ck_assert_int_ge(efd, 0);
-	ck_assert_int_eq(pipe(pfd), 0);
-	ck_assert_int_eq(io_setup(8, &ctx), 0);
-
-	/* A read: data, obj and res come back whole. */
-	io_prep_pread(&cb, fd, in, sizeof(in), 7);
-	cb.data = (void *)TAG_BYTES;
-	cb.key = 0x5aa5c33cu;
+	io_prep_pread(cb, fd, in, sizeof(in), 7);
+	cb->data = (void *)TAG_BYTES;
+	cb->key = 0x5aa5c33cu;
 	ck_assert_int_eq(io_submit(ctx, 1, &p), 1);
 	/* With async submission on, the kernel gets the library's copy of a
 	 * read and writes the key there: the program's iocb is never
 	 * written. */
-	ck_assert_uint_eq(cb.key, test_mode_async() ? 0x5aa5c33cu : 0);
-	ck_assert_uint_eq(cb.aio_rw_flags, 0);
-	one_event(ctx, &cb, &ev);
+	ck_assert_uint_eq(cb->key, test_mode_async() ? 0x5aa5c33cu : 0);
+	ck_assert_uint_eq(cb->aio_rw_flags, 0);
+	one_event(ctx, cb, &ev);
 	ck_assert_int_eq((long)ev.res, (long)sizeof(in));
 	check_pads(&ev, 0);
 	for (i = 0; i < sizeof(in); i++)
 		ck_assert_int_eq(in[i], test_pattern(7 + i));
+}
 
-	/* A negative result: reading 4 bytes of an eventfd is EINVAL, in
-	 * the event (kernels before 5.12 refuse it in io_submit instead). */
-	io_prep_pread(&cb, efd, in, 4, 0);
-	cb.data = (void *)TAG_BYTES;
+/* A negative result: reading 4 bytes of an eventfd is EINVAL, in the
+ * event (kernels before 5.12 refuse it in io_submit instead). */
+static void round_trip_negative(io_context_t ctx, struct iocb *cb, int efd)
+{
+	struct iocb *p = cb;
+	struct io_event ev;
+	unsigned char in[4];
+	int r;
+
+	io_prep_pread(cb, efd, in, 4, 0);
+	cb->data = (void *)TAG_BYTES;
 	r = io_submit(ctx, 1, &p);
 	if (r != -EINVAL) {
 		ck_assert_int_eq(r, 1);
-		one_event(ctx, &cb, &ev);
+		one_event(ctx, cb, &ev);
 		ck_assert_int_eq((long)ev.res, -EINVAL);
 		check_pads(&ev, 0xffffffffu);
 	}
+}
 
-	/* RWF_APPEND where the kernel looks for it: written at the end. */
+/* RWF_APPEND where the kernel looks for it: written at the end.  Then a
+ * flag no kernel knows is refused, not ignored: the kernel reads this
+ * word as the flags. */
+static void round_trip_rw_flags(io_context_t ctx, struct iocb *cb, int fd)
+{
+	struct iocb *p = cb;
+	struct io_event ev;
+	unsigned char in[1], out[40];
+	struct iovec iov = { out, sizeof(out) };
+	struct stat st;
+
 	memset(out, 0xa5, sizeof(out));
-	io_prep_pwritev2(&cb, fd, &iov, 1, 0, RWF_APPEND);
-	cb.data = (void *)TAG_BYTES;
+	io_prep_pwritev2(cb, fd, &iov, 1, 0, RWF_APPEND);
+	cb->data = (void *)TAG_BYTES;
 	ck_assert_int_eq(io_submit(ctx, 1, &p), 1);
-	ck_assert_int_eq(cb.aio_rw_flags, RWF_APPEND);
-	ck_assert_uint_eq(cb.key, 0);
-	one_event(ctx, &cb, &ev);
+	ck_assert_int_eq(cb->aio_rw_flags, RWF_APPEND);
+	ck_assert_uint_eq(cb->key, 0);
+	one_event(ctx, cb, &ev);
 	ck_assert_int_eq((long)ev.res, (long)sizeof(out));
 	ck_assert_int_eq(fstat(fd, &st), 0);
 	ck_assert_int_eq(st.st_size, 4096 + (long)sizeof(out));
@@ -289,25 +300,45 @@ START_TEST(iocb_and_event_fields_round_trip)
 	ck_assert_int_eq(pread(fd, in, 1, 4096), 1);
 	ck_assert_int_eq(in[0], 0xa5);
 
-	/* A flag no kernel knows is refused, not ignored: the kernel reads
-	 * this word as the flags. */
-	io_prep_pread(&cb, fd, in, 1, 0);
-	cb.aio_rw_flags = 0x40000000;
+	io_prep_pread(cb, fd, in, 1, 0);
+	cb->aio_rw_flags = 0x40000000;
 	ck_assert_int_eq(io_submit(ctx, 1, &p), -EOPNOTSUPP);
+}
 
-	/* A poll with a key left in place: the mask in the low half of its
-	 * slot, the result a mask, the key overwritten with 0. */
-	io_prep_poll(&cb, pfd[1], POLLOUT);
-	cb.data = (void *)TAG_BYTES;
-	cb.key = 0x5aa5c33cu;
+/* A poll with a key left in place: the mask in the low half of its
+ * slot, the result a mask, the key overwritten with 0. */
+static void round_trip_poll(io_context_t ctx, struct iocb *cb, int wfd)
+{
+	struct iocb *p = cb;
+	struct io_event ev;
+
+	io_prep_poll(cb, wfd, POLLOUT);
+	cb->data = (void *)TAG_BYTES;
+	cb->key = 0x5aa5c33cu;
 	ck_assert_int_eq(io_submit(ctx, 1, &p), 1);
-	ck_assert_uint_eq(cb.key, 0);
-	ck_assert_uint_eq(cb.aio_rw_flags, 0);
-	ck_assert_int_eq(cb.u.poll.events, POLLOUT);
-	one_event(ctx, &cb, &ev);
+	ck_assert_uint_eq(cb->key, 0);
+	ck_assert_uint_eq(cb->aio_rw_flags, 0);
+	ck_assert_int_eq(cb->u.poll.events, POLLOUT);
+	one_event(ctx, cb, &ev);
 	ck_assert_uint_ne(ev.res & POLLOUT, 0);
 	ck_assert_uint_eq(ev.res & POLLIN, 0);
 	check_pads(&ev, 0);
+}
+
+START_TEST(iocb_and_event_fields_round_trip)
+{
+	io_context_t ctx = NULL;
+	struct iocb cb;
+	int fd = test_tmpfile(4096), efd = eventfd(0, EFD_CLOEXEC), pfd[2];
+
+	ck_assert_int_ge(efd, 0);
+	ck_assert_int_eq(pipe(pfd), 0);
+	ck_assert_int_eq(io_setup(8, &ctx), 0);
+
+	round_trip_read(ctx, &cb, fd);
+	round_trip_negative(ctx, &cb, efd);
+	round_trip_rw_flags(ctx, &cb, fd);
+	round_trip_poll(ctx, &cb, pfd[1]);
 
 	ck_assert_int_eq(io_destroy(ctx), 0);
 	close(fd);

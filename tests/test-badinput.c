@@ -379,6 +379,132 @@ static void prep_iocb(struct iocb *cb, enum iocbk io)
 	}
 }
 
+/* The row's timeout class, in ts_v or a pointer of its own. */
+static struct timespec *row_timeout(const struct row *r, struct timespec *ts_v)
+{
+	switch (r->p2) {
+	case T_NULL: return NULL;
+	case T_NEG: ts_v->tv_sec = -1; return ts_v;
+	case T_BIGNS: ts_v->tv_nsec = 2000000000L; ts_v->tv_sec = 1000; return ts_v;
+	case T_ZERO: return ts_v;
+	default: return ptr_of(r->p2, ts_v);
+	}
+}
+
+static long row_pgetevents(const struct row *r, io_context_t ctx,
+			   struct io_event *ev, struct timespec *ts,
+			   struct timespec *ts_v, int raw)
+{
+	sigset_t mask;
+	sigset_t *m = &mask;
+	long ret;
+
+	sigemptyset(&mask);
+	if (r->call == PMASK) {	/* p2 is the mask, no timeout */
+		m = ptr_of(r->p2, &mask);
+		ts = ts_v;
+	}
+	ret = raw ? test_sys_io_pgetevents(ctx, r->a, r->b, ptr_of(r->p1, ev), ts, m)
+		  : io_pgetevents(ctx, r->a, r->b, ptr_of(r->p1, ev), ts, m);
+	if (raw && ret == -ENOSYS)	/* the seccomp mode */
+		ret = r->expect;
+	return ret;
+}
+
+static long row_submit(const struct row *r, io_context_t ctx, int raw)
+{
+	struct iocb **ios;
+	long ret;
+
+	prep_iocb(&iocb_a, r->io);
+	if (r->p2 == RDO)
+		set_readonly_iocb(&iocb_a);
+	slots[0] = ptr_of(r->p2, &iocb_a);
+	slots[1] = NULL;
+	ios = ptr_of(r->p1, slots);
+	ret = raw ? test_sys_io_submit(ctx, r->b, ios)
+		  : io_submit(ctx, r->b, ios);
+	if (ret > 0)
+		drain(ctx);
+	return ret;
+}
+
+static long row_cancel(const struct row *r, io_context_t ctx,
+		       struct io_event *ev, int raw)
+{
+	struct io_event res;
+	struct iocb *cb = &iocb_a;
+	long ret;
+
+	if (r->io == I_PENDING) {
+		struct iocb *p = &iocb_pending;
+
+		io_prep_poll(&iocb_pending, pipe_fd[0], POLLIN);
+		ck_assert_int_eq(io_submit(ctx, 1, &p), 1);
+		cb = &iocb_pending;
+	} else {
+		prep_iocb(&iocb_a, r->io);
+	}
+	cb = ptr_of(r->p1, cb);
+	ret = raw ? test_sys_io_cancel(ctx, cb, ptr_of(r->p2, &res))
+		  : io_cancel(ctx, cb, ptr_of(r->p2, &res));
+	if (r->io == I_PENDING) {
+		struct timespec sec = { 5, 0 };
+
+		/* The cancelled poll completes through the ring. */
+		ck_assert_int_eq(io_getevents(ctx, 1, 4, ev, &sec), 1);
+		ck_assert_ptr_eq(ev[0].obj, &iocb_pending);
+	}
+	return ret;
+}
+
+static long row_setup(const struct row *r, int raw)
+{
+	io_context_t out = r->p1 == T_NULL ? ctxs[LIVE] : NULL;
+	io_context_t *ctxp = r->p1 == T_NULL ? &out : ptr_of(r->p1, &out);
+	long ret;
+
+	if (r->call == QINIT)
+		ret = io_queue_init((int)r->a, ctxp);
+	else
+		ret = raw ? test_sys_io_setup((unsigned)(int)r->a, ctxp)
+			  : io_setup((int)r->a, ctxp);
+	if (ret == 0)
+		test_sys_io_destroy(out);
+	return ret;
+}
+
+/* The row's call, through the library (raw = 0) or the system call. */
+static long row_call(const struct row *r, io_context_t ctx, struct io_event *ev,
+		     struct timespec *ts, struct timespec *ts_v, int raw)
+{
+	switch (r->call) {
+	case GETEV:
+		return raw ? test_sys_io_getevents(ctx, r->a, r->b, ptr_of(r->p1, ev), ts)
+			   : io_getevents(ctx, r->a, r->b, ptr_of(r->p1, ev), ts);
+	case PGETEV: case PMASK:
+		return row_pgetevents(r, ctx, ev, ts, ts_v, raw);
+	case REAP:
+		return io_reap(ctx, r->b, ptr_of(r->p1, ev));
+	case SUBMIT:
+		return row_submit(r, ctx, raw);
+	case CANCEL:
+		return row_cancel(r, ctx, ev, raw);
+	case DESTROY:
+		return raw ? test_sys_io_destroy(ctx) : io_destroy(ctx);
+	case QRELEASE:
+		return io_queue_release(ctx);
+	case SETUP: case QINIT:
+		return row_setup(r, raw);
+	case QRUN:
+		return io_queue_run(ctx);
+	case QWAIT:
+		return io_queue_wait(ctx, ts);
+	default:
+		return -9999;
+	}
+}
+
 /* Run the row once, through the library (raw = 0) or the system call. */
 static long run_row(const struct row *r, int raw)
 {
@@ -386,113 +512,16 @@ static long run_row(const struct row *r, int raw)
 	struct io_event ev[4];
 	struct timespec ts_v = { 0, 0 };
 	struct timespec *ts;
-	sigset_t mask;
 	long ret;
 
 	if (r->ctx == LIVE1 || r->ctx == FRGN1)
 		make_ready(ctx);
 	if (r->ctx == LIVE || r->ctx == FRGN)
 		drain(ctx);
-	switch (r->p2) {
-	case T_NULL: ts = NULL; break;
-	case T_NEG: ts_v.tv_sec = -1; ts = &ts_v; break;
-	case T_BIGNS: ts_v.tv_nsec = 2000000000L; ts_v.tv_sec = 1000; ts = &ts_v; break;
-	case T_ZERO: ts = &ts_v; break;
-	default: ts = ptr_of(r->p2, &ts_v); break;
-	}
+	ts = row_timeout(r, &ts_v);
 	if (r->flags & SIG)
 		arm_signal();
-	sigemptyset(&mask);
-
-	switch (r->call) {
-	case GETEV:
-		ret = raw ? test_sys_io_getevents(ctx, r->a, r->b, ptr_of(r->p1, ev), ts)
-			  : io_getevents(ctx, r->a, r->b, ptr_of(r->p1, ev), ts);
-		break;
-	case PGETEV: case PMASK: {
-		sigset_t *m = &mask;
-
-		if (r->call == PMASK) {	/* p2 is the mask, no timeout */
-			m = ptr_of(r->p2, &mask);
-			ts = &ts_v;
-		}
-		ret = raw ? test_sys_io_pgetevents(ctx, r->a, r->b, ptr_of(r->p1, ev), ts, m)
-			  : io_pgetevents(ctx, r->a, r->b, ptr_of(r->p1, ev), ts, m);
-		if (raw && ret == -ENOSYS)	/* the seccomp mode */
-			ret = r->expect;
-		break;
-	}
-	case REAP:
-		ret = io_reap(ctx, r->b, ptr_of(r->p1, ev));
-		break;
-	case SUBMIT: {
-		struct iocb **ios;
-
-		prep_iocb(&iocb_a, r->io);
-		if (r->p2 == RDO)
-			set_readonly_iocb(&iocb_a);
-		slots[0] = ptr_of(r->p2, &iocb_a);
-		slots[1] = NULL;
-		ios = ptr_of(r->p1, slots);
-		ret = raw ? test_sys_io_submit(ctx, r->b, ios)
-			  : io_submit(ctx, r->b, ios);
-		if (ret > 0)
-			drain(ctx);
-		break;
-	}
-	case CANCEL: {
-		struct io_event res;
-		struct iocb *cb = &iocb_a;
-
-		if (r->io == I_PENDING) {
-			struct iocb *p = &iocb_pending;
-
-			io_prep_poll(&iocb_pending, pipe_fd[0], POLLIN);
-			ck_assert_int_eq(io_submit(ctx, 1, &p), 1);
-			cb = &iocb_pending;
-		} else {
-			prep_iocb(&iocb_a, r->io);
-		}
-		cb = ptr_of(r->p1, cb);
-		ret = raw ? test_sys_io_cancel(ctx, cb, ptr_of(r->p2, &res))
-			  : io_cancel(ctx, cb, ptr_of(r->p2, &res));
-		if (r->io == I_PENDING) {
-			struct timespec sec = { 5, 0 };
-
-			/* The cancelled poll completes through the ring. */
-			ck_assert_int_eq(io_getevents(ctx, 1, 4, ev, &sec), 1);
-			ck_assert_ptr_eq(ev[0].obj, &iocb_pending);
-		}
-		break;
-	}
-	case DESTROY:
-		ret = raw ? test_sys_io_destroy(ctx) : io_destroy(ctx);
-		break;
-	case QRELEASE:
-		ret = io_queue_release(ctx);
-		break;
-	case SETUP: case QINIT: {
-		io_context_t out = r->p1 == T_NULL ? ctxs[LIVE] : NULL;
-		io_context_t *ctxp = r->p1 == T_NULL ? &out : ptr_of(r->p1, &out);
-
-		if (r->call == QINIT)
-			ret = io_queue_init((int)r->a, ctxp);
-		else
-			ret = raw ? test_sys_io_setup((unsigned)(int)r->a, ctxp)
-				  : io_setup((int)r->a, ctxp);
-		if (ret == 0)
-			test_sys_io_destroy(out);
-		break;
-	}
-	case QRUN:
-		ret = io_queue_run(ctx);
-		break;
-	case QWAIT:
-		ret = io_queue_wait(ctx, ts);
-		break;
-	default:
-		ret = -9999;
-	}
+	ret = row_call(r, ctx, ev, ts, &ts_v, raw);
 	if (r->flags & SIG) {
 		struct itimerval off = { { 0, 0 }, { 0, 0 } };
 

@@ -871,16 +871,14 @@ static void *idle_thread(void *arg)
 	return arg;
 }
 
-static void handler_reaps_at_every_instruction(int threads)
+/* The context and its NEST_EVENTS reads, in the ring before any reap;
+ * threads: a thread has lived first, so the C library no longer counts
+ * the program as single-threaded. */
+static void nest_start(int threads, int fd, struct iocb *cbs,
+		       unsigned char *buf, struct io_event *ev)
 {
-	static struct iocb cbs[NEST_EVENTS];
-	static unsigned char buf[NEST_EVENTS];
-	int fd = test_tmpfile(16), i, r;
-	struct io_event ev[64];
-	unsigned long long calls;
-	long steps;
+	int i;
 
-	test_hang_guard(__func__, 110);
 	if (threads) {
 		pthread_t t;
 
@@ -906,6 +904,75 @@ static void handler_reaps_at_every_instruction(int threads)
 	nest_tally(ev, 1);
 	ck_assert_int_eq(io_getevents(nest.ctx, 1, 1, ev, NULL), 1);
 	nest_tally(ev, 1);
+}
+
+/* How the stepped reaps met the lock. */
+static void nest_check_lock(int threads)
+{
+#ifdef HAVE_SYS_SINGLE_THREADED_H
+	/* Which way the library took its lock. */
+	ck_assert_int_eq(__libc_single_threaded, !threads);
+#else
+	(void)threads;
+#endif
+	ck_assert_int_ge(nest.outer_got, 0);
+	ck_assert_int_eq(nest.waits_after, 0);
+	if (ring_mode()) {
+		/* The copy was found, and it is one unbroken run of steps:
+		 * the lock was held once, and let go for good. */
+		ck_assert_uint_gt(nest.waits, 0);
+		ck_assert_uint_lt(nest.first_wait, nest.copied);
+		ck_assert_uint_ge(nest.last_wait, nest.copied);
+		ck_assert_uint_eq(nest.last_wait - nest.copied + 1, nest.waits);
+		/* The steps tried began well before the lock was taken, so
+		 * the taking itself was interrupted at every instruction. */
+		ck_assert_uint_gt(nest.first_wait, nest.from + 16);
+	} else {
+		ck_assert_uint_eq(nest.waits, 0);
+	}
+}
+
+/* The rest reaped: every event delivered exactly once. */
+static void nest_check_each_once(struct io_event *ev, long steps)
+{
+	int i, r;
+
+	while ((r = io_reap(nest.ctx, 64, ev)) > 0)
+		nest_tally(ev, r);
+	ck_assert_int_eq(r, 0);
+	for (i = 0; i < NEST_EVENTS; i++)
+		ck_assert_msg(nest.seen[i] == 1, "event %d delivered %d times "
+			      "(%ld steps)", i, nest.seen[i], steps);
+}
+
+/* Not locked, and still the ring reaper's: one more read is taken with
+ * no system call. */
+static void nest_check_still_reaped(int fd, struct iocb *cbs,
+				    unsigned char *buf, struct io_event *ev)
+{
+	unsigned long long calls;
+	struct iocb *p = &cbs[0];
+
+	ck_assert_int_eq(io_reaper_active(nest.ctx), ring_mode());
+	io_prep_pread(p, fd, &buf[0], 1, 0);
+	p->data = (void *)(uintptr_t)0;
+	ck_assert_int_eq(io_submit(nest.ctx, 1, &p), 1);
+	calls = io_syscall_count();
+	ck_assert_int_eq(io_reap(nest.ctx, 1, ev), 1);
+	if (ring_mode())
+		ck_assert_uint_eq(io_syscall_count(), calls);
+}
+
+static void handler_reaps_at_every_instruction(int threads)
+{
+	static struct iocb cbs[NEST_EVENTS];
+	static unsigned char buf[NEST_EVENTS];
+	int fd = test_tmpfile(16);
+	struct io_event ev[64];
+	long steps;
+
+	test_hang_guard(__func__, 110);
+	nest_start(threads, fd, cbs, buf, ev);
 	/* Stepping a nested reap at every step costs steps times its own
 	 * steps, too much with sanitizers: find the copy first. */
 	steps = test_single_step(nest_outer, nest_find_copy, NULL);
@@ -923,45 +990,9 @@ static void handler_reaps_at_every_instruction(int threads)
 		close(fd);
 		return;
 	}
-#ifdef HAVE_SYS_SINGLE_THREADED_H
-	/* Which way the library took its lock. */
-	ck_assert_int_eq(__libc_single_threaded, !threads);
-#endif
-	ck_assert_int_ge(nest.outer_got, 0);
-	ck_assert_int_eq(nest.waits_after, 0);
-	if (ring_mode()) {
-		/* The copy was found, and it is one unbroken run of steps:
-		 * the lock was held once, and let go for good. */
-		ck_assert_uint_gt(nest.waits, 0);
-		ck_assert_uint_lt(nest.first_wait, nest.copied);
-		ck_assert_uint_ge(nest.last_wait, nest.copied);
-		ck_assert_uint_eq(nest.last_wait - nest.copied + 1, nest.waits);
-		/* The steps tried began well before the lock was taken, so
-		 * the taking itself was interrupted at every instruction. */
-		ck_assert_uint_gt(nest.first_wait, nest.from + 16);
-	} else {
-		ck_assert_uint_eq(nest.waits, 0);
-	}
-	while ((r = io_reap(nest.ctx, 64, ev)) > 0)
-		nest_tally(ev, r);
-	ck_assert_int_eq(r, 0);
-	for (i = 0; i < NEST_EVENTS; i++)
-		ck_assert_msg(nest.seen[i] == 1, "event %d delivered %d times "
-			      "(%ld steps)", i, nest.seen[i], steps);
-	/* Not locked, and still the ring reaper's: one more read is taken
-	 * with no system call. */
-	ck_assert_int_eq(io_reaper_active(nest.ctx), ring_mode());
-	{
-		struct iocb *p = &cbs[0];
-
-		io_prep_pread(p, fd, &buf[0], 1, 0);
-		p->data = (void *)(uintptr_t)0;
-		ck_assert_int_eq(io_submit(nest.ctx, 1, &p), 1);
-	}
-	calls = io_syscall_count();
-	ck_assert_int_eq(io_reap(nest.ctx, 1, ev), 1);
-	if (ring_mode())
-		ck_assert_uint_eq(io_syscall_count(), calls);
+	nest_check_lock(threads);
+	nest_check_each_once(ev, steps);
+	nest_check_still_reaped(fd, cbs, buf, ev);
 	ck_assert_int_eq(io_destroy(nest.ctx), 0);
 	close(fd);
 	test_hang_guard(NULL, 0);

@@ -936,6 +936,49 @@ static int poll_once(io_context_t ctx, struct iocb *cb, int raw, long *res)
 	return r;
 }
 
+/* One poll of one descriptor kind, by the kernel (kctx) and by the
+ * library (lctx): the same answer, or the library's emulation where the
+ * kernel refuses. */
+static void poll_as_the_kernel(io_context_t kctx, io_context_t lctx,
+			       const struct fd_kind *k, short ev)
+{
+	struct iocb kcb, lcb;
+	long kres, lres;
+	int kr, lr;
+	unsigned keep = (unsigned)ev | POLLERR | POLLHUP;
+	char name[64];
+
+	snprintf(name, sizeof(name), "%s, events 0x%x", k->name, (unsigned)ev);
+	/* This tag marks the raw kernel polls, which tests/poll-strace.sh
+	 * leaves out of its count. */
+	prep_poll(&kcb, k->fd, ev, RAW_KERNEL_TAG);
+	prep_poll(&lcb, k->fd, ev, 2);
+	kr = poll_once(kctx, &kcb, 1, &kres);
+	lr = poll_once(lctx, &lcb, 0, &lres);
+	if (k->how == FD_TWO_QUEUES && kr != 1) {
+		/* The kernel refuses a file on two wait queues that is not
+		 * ready; the library emulates. */
+		ck_assert_msg(kr == -EINVAL, "%s: kernel %d", name, kr);
+		ck_assert_msg(lr == 1 && lres < 0, "%s: library %d, res %ld",
+			      name, lr, lres);
+		return;
+	}
+	if (k->how == FD_NEVER_WAITS && kr != 1 && env_disables("poll")) {
+		ck_assert_msg(kr == -EINVAL, "%s: kernel %d", name, kr);
+		ck_assert_msg(lr == 1 && lres < 0, "%s: library %d, res %ld",
+			      name, lr, lres);
+		return;
+	}
+	ck_assert_msg(kr == lr, "%s: kernel %d, library %d", name, kr, lr);
+	ck_assert_msg((kres < 0) == (lres < 0), "%s: kernel %s, library %s",
+		      name, kres < 0 ? "pending" : "complete",
+		      lres < 0 ? "pending" : "complete");
+	if (kres >= 0)
+		ck_assert_msg((kres & keep) == (lres & keep),
+			      "%s: kernel res 0x%lx, library 0x%lx",
+			      name, kres, lres);
+}
+
 START_TEST(every_descriptor_kind_answers_as_the_kernel)
 {
 	io_context_t kctx = NULL, lctx = new_ctx(8);
@@ -944,7 +987,7 @@ START_TEST(every_descriptor_kind_answers_as_the_kernel)
 	struct fd_kind k[24];
 	int nk = 0, i, j, p[2], sv[2], m, sl, tf, closed, path_dir, path_file;
 	int fifo, loadavg;
-	char name[64], fifo_path[4096];
+	char fifo_path[4096];
 	sigset_t mask;
 
 	test_hang_guard("every_descriptor_kind_answers_as_the_kernel", 60);
@@ -999,51 +1042,8 @@ START_TEST(every_descriptor_kind_answers_as_the_kernel)
 	KIND("closed descriptor", closed, FD_CLOSED);
 #undef KIND
 	for (i = 0; i < nk; i++)
-		for (j = 0; j < (int)(sizeof(evs) / sizeof(evs[0])); j++) {
-			struct iocb kcb, lcb;
-			long kres, lres;
-			int kr, lr;
-			unsigned keep = (unsigned)evs[j] | POLLERR | POLLHUP;
-
-			snprintf(name, sizeof(name), "%s, events 0x%x",
-				 k[i].name, (unsigned)evs[j]);
-			/* This tag marks the raw kernel polls, which
-			 * tests/poll-strace.sh leaves out of its count. */
-			prep_poll(&kcb, k[i].fd, evs[j], RAW_KERNEL_TAG);
-			prep_poll(&lcb, k[i].fd, evs[j], 2);
-			kr = poll_once(kctx, &kcb, 1, &kres);
-			lr = poll_once(lctx, &lcb, 0, &lres);
-			if (k[i].how == FD_TWO_QUEUES && kr != 1) {
-				/* The kernel refuses a file on two wait
-				 * queues that is not ready; the library
-				 * emulates. */
-				ck_assert_msg(kr == -EINVAL, "%s: kernel %d", name,
-					      kr);
-				ck_assert_msg(lr == 1 && lres < 0,
-					      "%s: library %d, res %ld", name, lr,
-					      lres);
-				continue;
-			}
-			if (k[i].how == FD_NEVER_WAITS && kr != 1 &&
-			    env_disables("poll")) {
-				ck_assert_msg(kr == -EINVAL, "%s: kernel %d", name,
-					      kr);
-				ck_assert_msg(lr == 1 && lres < 0,
-					      "%s: library %d, res %ld", name, lr,
-					      lres);
-				continue;
-			}
-			ck_assert_msg(kr == lr, "%s: kernel %d, library %d",
-				      name, kr, lr);
-			ck_assert_msg((kres < 0) == (lres < 0),
-				      "%s: kernel %s, library %s", name,
-				      kres < 0 ? "pending" : "complete",
-				      lres < 0 ? "pending" : "complete");
-			if (kres >= 0)
-				ck_assert_msg((kres & keep) == (lres & keep),
-					      "%s: kernel res 0x%lx, library 0x%lx",
-					      name, kres, lres);
-		}
+		for (j = 0; j < (int)(sizeof(evs) / sizeof(evs[0])); j++)
+			poll_as_the_kernel(kctx, lctx, &k[i], evs[j]);
 	test_hang_guard(NULL, 0);
 	for (i = 0; i < nk; i++)
 		if (k[i].how != FD_CLOSED)
@@ -1400,17 +1400,93 @@ static int epoll_tfd_count(int ep)
 	return n;
 }
 
+/* Close every descriptor the program does not know; the highest closed,
+ * or -1. */
+static int close_unknown_fds(const unsigned char *known)
+{
+	int i, closed_max = -1;
+
+	for (i = 3; i < MAX_FD_SEEN; i++)
+		if (!known[i] && fcntl(i, F_GETFD) >= 0) {
+			close(i);
+			closed_max = i;
+		}
+	return closed_max;
+}
+
+/* The program's own epoll sets take the numbers up to closed_max, each
+ * watching the program's eventfd (one registration apiece); how many. */
+static int epolls_take_numbers(int prog_efd, int closed_max, int *eps)
+{
+	struct epoll_event pev;
+	int neps = 0;
+
+	memset(&pev, 0, sizeof(pev));
+	pev.events = EPOLLIN;
+	pev.data.u64 = 0x1111;
+	do {
+		int ep = epoll_create1(EPOLL_CLOEXEC);
+
+		ck_assert_int_ge(ep, 0);
+		ck_assert_int_eq(epoll_ctl(ep, EPOLL_CTL_ADD, prog_efd, &pev), 0);
+		eps[neps++] = ep;
+	} while (eps[neps - 1] < closed_max && neps < MAX_FD_SEEN);
+	return neps;
+}
+
+/* Both polls, the one armed before the clean-up and the next, complete. */
+static void armed_and_next_complete(io_context_t ctx, struct iocb *armed,
+				    struct iocb *next)
+{
+	struct io_event ev[2];
+	struct timespec guard = { GUARD_S, 0 };
+	int i, n, got_armed = 0, got_next = 0;
+
+	for (i = 0; i < 2 && !(got_armed && got_next); i++) {
+		n = io_getevents(ctx, 1, 1, ev, &guard);
+		ck_assert_msg(n == 1, "completion lost (%d)", n);
+		if (ev[0].obj == armed) {
+			/* The polled descriptor is open: the program's
+			 * clean-up must not have failed the poll. */
+			check_event(&ev[0], armed, 2, POLLIN);
+			got_armed = 1;
+		} else {
+			check_event(&ev[0], next, 3, POLLIN);
+			got_next = 1;
+		}
+	}
+	ck_assert(got_armed && got_next);
+}
+
+/* The program's descriptors were left alone. */
+static void program_fds_left_alone(const int *eps, int neps, int prog_efd,
+				   const unsigned char *known)
+{
+	uint64_t count;
+	int i;
+
+	for (i = 0; i < neps; i++) {
+		struct epoll_event out;
+
+		ck_assert_int_ge(fcntl(eps[i], F_GETFD), 0);
+		ck_assert_int_eq(epoll_tfd_count(eps[i]), 1);
+		ck_assert_int_eq(epoll_wait(eps[i], &out, 1, 0), 0);
+	}
+	ck_assert_int_eq(read(prog_efd, &count, sizeof(count)), -1);
+	ck_assert_int_eq(errno, EAGAIN);
+	for (i = 3; i < MAX_FD_SEEN; i++)
+		if (known[i])
+			ck_assert_msg(fcntl(i, F_GETFD) >= 0, "fd %d closed", i);
+}
+
 START_TEST(library_descriptors_closed_behind_its_back)
 {
 	static unsigned char known[MAX_FD_SEEN];
 	io_context_t ctx = new_ctx(8);
 	struct iocb warm, armed, next;
 	struct io_event ev[2];
-	struct timespec guard = { GUARD_S, 0 };
-	struct epoll_event pev;
-	int m, sl, prog_efd, eps[MAX_FD_SEEN], neps = 0, closed_max = -1;
-	int i, n, got_armed = 0, got_next = 0;
-	uint64_t count;
+	int m, sl, prog_efd, eps[MAX_FD_SEEN], neps, closed_max;
+	int i;
 
 	test_hang_guard("library_descriptors_closed_behind_its_back", 60);
 	memset(known, 0, sizeof(known));
@@ -1428,61 +1504,20 @@ START_TEST(library_descriptors_closed_behind_its_back)
 	prep_poll(&armed, m, POLLIN, 2);
 	ck_assert_int_eq(submit1(ctx, &armed), 1);
 
-	/* Close everything the program does not know. */
-	for (i = 3; i < MAX_FD_SEEN; i++)
-		if (!known[i] && fcntl(i, F_GETFD) >= 0) {
-			close(i);
-			closed_max = i;
-		}
+	closed_max = close_unknown_fds(known);
 	/* Only the helper's emulation keeps descriptors to close; a poll
 	 * the kernel carries leaves none (and the program may have no
 	 * pipe of its own either). */
 	if (poll_emulated())
 		ck_assert_int_ge(closed_max, 3);
-	/* The program's own epoll sets take the numbers, each watching the
-	 * program's eventfd (one registration apiece). */
-	memset(&pev, 0, sizeof(pev));
-	pev.events = EPOLLIN;
-	pev.data.u64 = 0x1111;
-	do {
-		int ep = epoll_create1(EPOLL_CLOEXEC);
-
-		ck_assert_int_ge(ep, 0);
-		ck_assert_int_eq(epoll_ctl(ep, EPOLL_CTL_ADD, prog_efd, &pev), 0);
-		eps[neps++] = ep;
-	} while (eps[neps - 1] < closed_max && neps < MAX_FD_SEEN);
+	neps = epolls_take_numbers(prog_efd, closed_max, eps);
 
 	/* The next emulated poll works. */
 	prep_poll(&next, m, POLLIN, 3);
 	ck_assert_int_eq(submit1(ctx, &next), 1);
 	ck_assert_int_eq(write(sl, "x", 1), 1);
-	for (i = 0; i < 2 && !(got_armed && got_next); i++) {
-		n = io_getevents(ctx, 1, 1, ev, &guard);
-		ck_assert_msg(n == 1, "completion lost (%d)", n);
-		if (ev[0].obj == &armed) {
-			/* The polled descriptor is open: the program's
-			 * clean-up must not have failed the poll. */
-			check_event(&ev[0], &armed, 2, POLLIN);
-			got_armed = 1;
-		} else {
-			check_event(&ev[0], &next, 3, POLLIN);
-			got_next = 1;
-		}
-	}
-	ck_assert(got_armed && got_next);
-	/* The program's descriptors were left alone. */
-	for (i = 0; i < neps; i++) {
-		struct epoll_event out;
-
-		ck_assert_int_ge(fcntl(eps[i], F_GETFD), 0);
-		ck_assert_int_eq(epoll_tfd_count(eps[i]), 1);
-		ck_assert_int_eq(epoll_wait(eps[i], &out, 1, 0), 0);
-	}
-	ck_assert_int_eq(read(prog_efd, &count, sizeof(count)), -1);
-	ck_assert_int_eq(errno, EAGAIN);
-	for (i = 3; i < MAX_FD_SEEN; i++)
-		if (known[i])
-			ck_assert_msg(fcntl(i, F_GETFD) >= 0, "fd %d closed", i);
+	armed_and_next_complete(ctx, &armed, &next);
+	program_fds_left_alone(eps, neps, prog_efd, known);
 	test_hang_guard(NULL, 0);
 	ck_assert_int_eq(io_destroy(ctx), 0);
 	for (i = 0; i < neps; i++)
@@ -1744,6 +1779,59 @@ static int never_waits_answers_as_the_kernel(io_context_t ctx)
 	return ours == -EINVAL ? 0 : 1;
 }
 
+/* A pty pair, the slave in raw mode; 0, or -1 when one step fails. */
+static int raw_pty(int *m, int *sl)
+{
+	struct termios tio;
+
+	*m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (*m < 0 || grantpt(*m) || unlockpt(*m))
+		return -1;
+	*sl = open(ptsname(*m), O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (*sl < 0 || tcgetattr(*sl, &tio))
+		return -1;
+	cfmakeraw(&tio);
+	return tcsetattr(*sl, TCSANOW, &tio) ? -1 : 0;
+}
+
+/* Each number in mine[] (the library's descriptors) becomes the read end
+ * of a pipe of the program's, close-on-exec like the library's, holding
+ * one byte nobody may read; 0, or -1 when one step fails. */
+static int take_numbers_with_pipes(const int *mine, int nmine)
+{
+	int i, q[2];
+
+	for (i = 0; i < nmine; i++) {
+		if (pipe2(q, O_CLOEXEC) || write(q[1], "p", 1) != 1 ||
+		    dup3(q[0], mine[i], O_CLOEXEC) != mine[i])
+			return -1;
+		close(q[0]);
+	}
+	return 0;
+}
+
+/* Both polls complete, each once: 0, 8 when the reap fails, 9 on any
+ * other event. */
+static int reap_armed_and_next(io_context_t ctx, struct iocb *armed,
+			       struct iocb *next)
+{
+	struct timespec guard = { GUARD_S, 0 };
+	struct io_event ev;
+	int got = 0;
+
+	while (got != 3) {
+		if (io_getevents(ctx, 1, 1, &ev, &guard) != 1)
+			return 8;
+		if (ev.obj == armed && !(got & 1))
+			got |= 1;	/* POLLNVAL or POLLIN: either is fair */
+		else if (ev.obj == next && (ev.res & POLLIN) && !(got & 2))
+			got |= 2;
+		else
+			return 9;
+	}
+	return 0;
+}
+
 /* The child of polls_work_without_statx_or_kcmp: 0, 77 (no seccomp) or
  * the step that went wrong.  No ck_assert here: with CK_FORK=no a failed
  * one would unwind into a copy of the runner. */
@@ -1761,24 +1849,14 @@ static int without_statx_or_kcmp_child(void)
 #endif
 	};
 	static unsigned char known[MAX_FD_SEEN];
-	struct timespec guard = { GUARD_S, 0 };
 	struct iocb armed, next, *ios[1];
-	struct termios tio;
-	struct io_event ev;
 	io_context_t ctx = NULL;
-	int m, sl, i, q[2], mine[MAX_FD_SEEN], nmine = 0, left, got = 0;
+	int m, sl, i, mine[MAX_FD_SEEN], nmine = 0, left, ret;
 
 	if (test_seccomp_errno(refused, sizeof(refused) / sizeof(refused[0]),
 			       ENOSYS) != 0)
 		return 77;
-	m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (m < 0 || grantpt(m) || unlockpt(m))
-		return 2;
-	sl = open(ptsname(m), O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (sl < 0 || tcgetattr(sl, &tio))
-		return 2;
-	cfmakeraw(&tio);
-	if (tcsetattr(sl, TCSANOW, &tio) || io_setup(8, &ctx))
+	if (raw_pty(&m, &sl) || io_setup(8, &ctx))
 		return 2;
 	if (never_waits_answers_as_the_kernel(ctx) != 0)
 		return 12;
@@ -1802,28 +1880,17 @@ static int without_statx_or_kcmp_child(void)
 		return 5;
 	if (nmine != 0 && !poll_emulated())
 		return 13;
-	for (i = 0; i < nmine; i++) {
-		if (pipe2(q, O_CLOEXEC) || write(q[1], "p", 1) != 1 ||
-		    dup3(q[0], mine[i], O_CLOEXEC) != mine[i])
-			return 4;
-		close(q[0]);
-	}
+	if (take_numbers_with_pipes(mine, nmine) != 0)
+		return 4;
 	prep_poll(&next, m, POLLIN, 3);
 	ios[0] = &next;
 	if (io_submit(ctx, 1, ios) != 1)
 		return 6;
 	if (write(sl, "x", 1) != 1)
 		return 7;
-	while (got != 3) {
-		if (io_getevents(ctx, 1, 1, &ev, &guard) != 1)
-			return 8;
-		if (ev.obj == &armed && !(got & 1))
-			got |= 1;	/* POLLNVAL or POLLIN: either is fair */
-		else if (ev.obj == &next && (ev.res & POLLIN) && !(got & 2))
-			got |= 2;
-		else
-			return 9;
-	}
+	ret = reap_armed_and_next(ctx, &armed, &next);
+	if (ret != 0)
+		return ret;
 	/* The program's pipes are open and still hold their byte. */
 	for (i = 0; i < nmine; i++)
 		if (fcntl(mine[i], F_GETFD) < 0 ||
