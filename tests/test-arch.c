@@ -221,15 +221,6 @@ static void one_event(io_context_t ctx, struct iocb *cb, struct io_event *ev)
 	ck_assert_uint_eq(ev->res2, 0);
 }
 
-/*
- * The kernel finds each field of our iocb where the program put it and
- * the program finds each field of the event where the kernel put it:
- * aio_data (all bytes different) comes back in data; the kernel's key
- * (0) lands on key, not on aio_rw_flags (a nonzero key left there would
- * be an unknown RWF_* flag, refused); RWF_APPEND in aio_rw_flags takes
- * effect; the poll mask is read from the low half of its 64-bit slot; res
- * carries a byte count, a negative errno and a poll mask.
- */
 /* A read: data, obj and res come back whole. */
 static void round_trip_read(io_context_t ctx, struct iocb *cb, int fd)
 {
@@ -325,6 +316,15 @@ static void round_trip_poll(io_context_t ctx, struct iocb *cb, int wfd)
 	check_pads(&ev, 0);
 }
 
+/*
+ * The kernel finds each field of our iocb where the program put it and
+ * the program finds each field of the event where the kernel put it:
+ * aio_data (all bytes different) comes back in data; the kernel's key
+ * (0) lands on key, not on aio_rw_flags (a nonzero key left there would
+ * be an unknown RWF_* flag, refused); RWF_APPEND in aio_rw_flags takes
+ * effect; the poll mask is read from the low half of its 64-bit slot; res
+ * carries a byte count, a negative errno and a poll mask.
+ */
 START_TEST(iocb_and_event_fields_round_trip)
 {
 	io_context_t ctx = NULL;
