@@ -37,11 +37,6 @@ static inline long sys_readlinkat(int dirfd, const char *path, char *buf,
 	return raw_syscall4(SYS_readlinkat, dirfd, path, buf, n);
 }
 
-static inline long sys_eventfd2(unsigned count, int flags)
-{
-	return raw_syscall2(SYS_eventfd2, count, flags);
-}
-
 static inline long sys_epoll_create1(int flags)
 {
 	return raw_syscall1(SYS_epoll_create1, flags);

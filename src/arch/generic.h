@@ -9,9 +9,9 @@
 
 /*
  * Elsewhere (the rarer architectures) the C library's syscall() does the
- * trap and reports a failure in errno.  A
- * task made by a raw clone(CLONE_VM) shares that errno, so it can
- * overwrite the value between the call and the read below.
+ * trap and reports a failure in errno.  A task made by a raw
+ * clone(CLONE_VM) shares that errno, so it can overwrite the value
+ * between the call and the read below.
  */
 static inline long arch_syscall6(long n, long a, long b, long c, long d, long e,
 				long f)
