@@ -69,6 +69,8 @@ done
 # packages wait in apt's cache (cleanup/apt/cache skipped): sbuild
 # installs lintian after the build, as a buildd does, so the tests never
 # see it (nor the groff it brings), and nothing is downloaded for it.
+# dpkg skips its fsync calls there (force-unsafe-io, kept in the chroot's
+# dpkg.cfg.d): a throw-away chroot needs no crash safety.
 # A root with i386 added also gets the cross build's dependencies and
 # i386's libstdc++-dev, which sbuild adds to every cross build's.
 buildd_root() {
@@ -79,7 +81,7 @@ buildd_root() {
 	mkdir -p "$ci_cache"
 	cp "$control" "$ci_cache/buildd-$flavour.control"
 	ci_suite=${suite[$flavour]} CI_KEY_EXTRA=$bd_key ci_tarball "$name" --variant=buildd \
-		--include=fakeroot --skip=cleanup/apt/cache "$@" \
+		--include=fakeroot --skip=cleanup/apt/cache --dpkgopt=force-unsafe-io "$@" \
 		--customize-hook="mkdir -p \"\$1/root/bd/debian\"" \
 		--customize-hook="upload $ci_cache/buildd-$flavour.control /root/bd/debian/control" \
 		--customize-hook='chroot "$1" apt-get build-dep -y -q --no-install-recommends /root/bd' \
