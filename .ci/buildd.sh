@@ -28,8 +28,10 @@
 # only apt's lists; a changed Build-Depends makes new ones.
 #
 # sbuild's unshare mode runs as an ordinary user with subordinate user and
-# group ids (/etc/subuid, /etc/subgid): the job adds the user
-# aioreap-sbuild, with useradd's ranges, when it is missing.
+# group ids (/etc/subuid, /etc/subgid): when the user aioreap-sbuild is
+# missing, the job adds it, with useradd's ranges, for the run only, and
+# takes it out again (userdel -r also frees the ranges), so that the host
+# keeps no account of ours.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 [ "$(id -u)" = 0 ] || { echo "buildd.sh: must run as root (useradd, apt-get)"; exit 1; }
@@ -37,15 +39,22 @@ cd "$(dirname "$0")/.."
 . .ci/lib.sh
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/aioreap-ci-buildd.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+user=aioreap-sbuild
+added_user=
+leave() {
+	rm -rf "$work"
+	[ -z "$added_user" ] || userdel -r "$user" 2>/dev/null ||
+		echo "buildd.sh: could not remove the user $user" >&2
+}
+trap leave EXIT
 out=${1:-$work/out}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 ci_need mmdebstrap sbuild uidmap
-user=aioreap-sbuild
 if ! id -u "$user" >/dev/null 2>&1; then
-	echo "=== adding the user $user, who runs sbuild"
+	echo "=== adding the user $user, who runs sbuild (removed at the end)"
 	useradd --create-home --shell /bin/sh "$user"
+	added_user=1
 fi
 for f in /etc/subuid /etc/subgid; do
 	grep -q "^$user:" "$f" || { echo "buildd.sh: $user has no range in $f"; exit 1; }
