@@ -309,11 +309,7 @@ EOF
 	(cd "$st" && find . | cpio -o -H newc --quiet) >"$b/initramfs.cpio"
 
 	echo "  booting $release ($(du -k "$b/initramfs.cpio" | cut -f1) KiB initramfs; modes: $modes)"
-	# shellcheck disable=SC2086
-	timeout "${KERNELS_TIMEOUT:-1800}" $arch_qemu -smp 2 -m 1024 -nodefaults -nographic \
-		-serial stdio -no-reboot -kernel "$k" -initrd "$b/initramfs.cpio" \
-		-append "console=$arch_con quiet panic=-1" >"$b/console.log" 2>&1 </dev/null ||
-		echo "  qemu exited with $? (124: timeout)"
+	ci_boot "$a" 1024 "${KERNELS_TIMEOUT:-1800}" "$k" "$b/initramfs.cpio" "$b/console.log" -smp 2
 	report "$a" "$b/console.log"
 }
 

@@ -219,6 +219,9 @@ ci_arch() {
 	arch_kflav='' arch_qemu_pkg='' arch_qemu='' arch_con='' arch_mach=''
 	arch_page=4096 arch_endian=little arch_conf='' arch_ksuite=bookworm arch_tools=''
 	case $1 in
+	# The host's own: .ci/deb.sh boots its kernel to run i386 programs.
+	amd64) arch_triplet=x86_64-linux-gnu arch_qemu_user='' arch_kflav=amd64 arch_con=ttyS0
+		arch_mach=x86_64 arch_qemu_pkg=qemu-system-x86 arch_qemu="qemu-system-x86_64 -M pc" ;;
 	i386) arch_triplet=i686-linux-gnu arch_kflav=686-pae arch_con=ttyS0 arch_mach=i686
 		arch_qemu_pkg=qemu-system-x86 arch_qemu="qemu-system-i386 -M pc -cpu max" ;;
 	arm64) arch_triplet=aarch64-linux-gnu arch_qemu_user=qemu-aarch64-static
@@ -254,6 +257,25 @@ ci_arch() {
 		arch_qemu="qemu-system-loongarch64 -M virt -cpu la464 -bios /usr/share/qemu-efi-loongarch64/QEMU_EFI.fd" ;;
 	*) echo "ci_arch: unknown architecture $1" >&2; return 1 ;;
 	esac
+}
+
+# ci_boot ARCH MEM TIMEOUT KERNEL INITRAMFS LOG [QEMU-ARG...]: KERNEL
+# booted under ARCH's qemu-system (ci_arch's arch_qemu) with TCG, so no
+# KVM is needed, MEM MiB of memory and INITRAMFS, whose /init is the first
+# process and powers the guest off; the console (arch_con) comes back on
+# the serial line into LOG, which the caller reads.  QEMU-ARG: more CPUs,
+# drives.  A guest still running after TIMEOUT seconds is stopped; qemu's
+# exit status is reported, not returned: only the log says whether the
+# guest did its work.
+ci_boot() {
+	local mem=$2 secs=$3 kernel=$4 initrd=$5 log=$6 rc=0
+	ci_arch "$1"
+	shift 6
+	# shellcheck disable=SC2086 # arch_qemu: the command and its words
+	timeout "$secs" $arch_qemu -accel tcg -m "$mem" "$@" -nodefaults -display none \
+		-serial stdio -no-reboot -kernel "$kernel" -initrd "$initrd" \
+		-append "console=$arch_con quiet panic=-1" >"$log" 2>&1 </dev/null || rc=$?
+	[ "$rc" = 0 ] || echo "  qemu exited with $rc (124: timeout)"
 }
 
 # ci_exports LIB: LIB's versioned exports, one name@NODE or name@@NODE a

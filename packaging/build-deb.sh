@@ -5,7 +5,7 @@
 # packaging/debian copied to debian/, and leave the .deb files (plus the
 # .dsc and tarball, .buildinfo and .changes) in OUTDIR.
 #
-#   packaging/build-deb.sh [--check] [--flavour t64] [--arch ARCH] OUTDIR
+#   packaging/build-deb.sh [--check] [--flavour t64] [--arch ARCH | --source] OUTDIR
 #
 # --flavour t64: packaging/debian-t64 is put over debian/ (runtime package
 #   libaio1t64, soname libaio.so.1t64, version ~deb13; see
@@ -16,6 +16,8 @@
 # --arch ARCH: cross-build for ARCH (dpkg-buildpackage -a, profiles cross
 #   and nocheck: the build machine cannot be assumed to run ARCH's
 #   programs); needs ARCH's build dependencies and cross compiler.
+# --source: the source package alone (.dsc and tarball, dpkg-source -b,
+#   no build dependencies needed), for a builder such as sbuild.
 # The copy is the tree a fresh clone would see, with local edits
 # (.ci/chroot-lib.sh's ci_copy_source).
 set -euo pipefail
@@ -23,18 +25,19 @@ set -euo pipefail
 . "$(dirname "$0")/../.ci/lib.sh"
 flavour=default
 check=${LIBAIO_DEB_CHECK:-0}
-arch=''
+arch='' source=0
 while [ $# -gt 1 ]; do
 	case $1 in
 	--check) check=1 ;;
 	--flavour) flavour=$2; shift ;;
 	--flavour=*) flavour=${1#--flavour=} ;;
 	--arch) arch=$2; shift ;;
+	--source) source=1 ;;
 	*) break ;;
 	esac
 	shift
 done
-out=${1:?usage: $0 [--check] [--flavour t64] [--arch ARCH] OUTDIR}
+out=${1:?usage: $0 [--check] [--flavour t64] [--arch ARCH | --source] OUTDIR}
 case $flavour in
 default | t64) ;;
 *) echo "build-deb.sh: unknown flavour $flavour (default, t64)" >&2; exit 2 ;;
@@ -63,6 +66,12 @@ if [ "$flavour" = t64 ]; then
 fi
 mkdir -p "$tree/m4"	# a tarball or an old checkout may lack it
 chmod +x "$tree/debian/rules"
+if [ "$source" = 1 ]; then
+	(cd "$tmp" && dpkg-source -b "aioreap-$version" >/dev/null)
+	cp "$tmp"/*.dsc "$tmp"/*.tar.xz "$out/"
+	ls -l "$out"/*.dsc
+	exit 0
+fi
 
 # A native build makes the source package too (what a distribution
 # takes, and what lintian checks); a cross build adds only its binaries.
