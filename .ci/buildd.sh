@@ -40,20 +40,36 @@ cd "$(dirname "$0")/.."
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/aioreap-ci-buildd.XXXXXX")
 user=aioreap-sbuild
+# The account's comment marks it as this job's: one a stopped run left
+# behind is taken out at the end of the next.
+user_mark='aioreap CI: sbuild, for one run'
 added_user=
+pid=
 leave() {
+	# The user's processes first (a build still running when the job
+	# stopped early): userdel refuses a user who has any.
+	if [ -n "$pid" ]; then
+		kill "$pid" 2>/dev/null || true
+		wait "$pid" 2>/dev/null || true
+	fi
+	[ -z "$added_user" ] || pkill -KILL -u "$user" 2>/dev/null || true
 	rm -rf "$work"
-	[ -z "$added_user" ] || userdel -r "$user" 2>/dev/null ||
+	[ -z "$added_user" ] || userdel -r "$user" 2>&1 | grep -v 'mail spool' >&2 || true
+	! { [ -n "$added_user" ] && id -u "$user" >/dev/null 2>&1; } ||
 		echo "buildd.sh: could not remove the user $user" >&2
 }
 trap leave EXIT
+trap 'exit 1' INT TERM
 out=${1:-$work/out}
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 ci_need mmdebstrap sbuild uidmap
 if ! id -u "$user" >/dev/null 2>&1; then
 	echo "=== adding the user $user, who runs sbuild (removed at the end)"
-	useradd --create-home --shell /bin/sh "$user"
+	useradd --create-home --shell /bin/sh --comment "$user_mark" "$user"
+	added_user=1
+elif [ "$(getent passwd "$user" | cut -d: -f5)" = "$user_mark" ]; then
+	echo "=== the user $user, left by a stopped run, is removed at the end"
 	added_user=1
 fi
 for f in /etc/subuid /etc/subgid; do
@@ -76,8 +92,9 @@ done
 # through a fixed path, so that the tarball's key (its mmdebstrap
 # arguments and CI_KEY_EXTRA) stays the same between runs.  lintian's
 # packages wait in apt's cache (cleanup/apt/cache skipped): sbuild
-# installs lintian after the build, as a buildd does, so the tests never
-# see it (nor the groff it brings), and nothing is downloaded for it.
+# installs lintian after the build, so the tests never see it (nor the
+# groff it brings); while the release's archive holds the same lintian,
+# nothing is downloaded for it.
 # dpkg skips its fsync calls there (force-unsafe-io, kept in the chroot's
 # dpkg.cfg.d): a throw-away chroot needs no crash safety.
 # A root with i386 added also gets the cross build's dependencies and
@@ -149,7 +166,7 @@ END
 cat >"$ci/keep.sh" <<'END'
 cd "$1"
 mkdir "/aioreap-ci/keep-$2/tests"
-cp test-suite.log "/aioreap-ci/keep-$2/"
+cp test-suite.log "/aioreap-ci/keep-$2/" || exit 1
 cp tests/*.log tests/*.trs "/aioreap-ci/keep-$2/tests/" 2>/dev/null || true
 END
 cat >"$ci/lintian" <<'END'
@@ -158,9 +175,16 @@ for a do
 	shift
 	case $a in
 	*.changes)
+		debs=0
 		for f in $(awk '/^Files:/ { on = 1; next } /^[^ ]/ { on = 0 } on { print $NF }' "$a"); do
-			case $f in *-dbgsym_* | *.buildinfo | *.tar.*) ;; *) set -- "$@" "$(dirname "$a")/$f" ;; esac
-		done ;;
+			case $f in
+			*-dbgsym_* | *.buildinfo | *.tar.*) ;;
+			*.deb) debs=$((debs + 1)); set -- "$@" "$(dirname "$a")/$f" ;;
+			*) set -- "$@" "$(dirname "$a")/$f" ;;
+			esac
+		done
+		# A .changes with no package to lint would leave the .dsc alone.
+		[ "$debs" -gt 0 ] || { echo "lintian: no .deb in ${a##*/}"; echo "lintian: exit 2"; exit 2; } ;;
 	*) set -- "$@" "$a" ;;
 	esac
 done
@@ -176,6 +200,8 @@ cat >"$work/sbuild.conf" <<END
 \$lintian = '/aioreap-ci/lintian';
 \$lintian_opts = [qw($lint_flags)];
 \$lintian_require_success = 1;
+\$apt_distupgrade = 0;
+\$unshare_tmpdir_template = '$work/sbuild-tmp.XXXXXXXXXX';
 \$unshare_bind_mounts = [ { directory => '$ci', mountpoint => '/aioreap-ci' } ];
 1;
 END
@@ -249,6 +275,11 @@ for f in $flavours; do
 			sed -n '/^# TOTAL/,/^# ERROR/p' "$log/build.log" | head -7
 		ci_skips "$kept"
 	fi
+	# A build whose suite never ran (nocheck from some configuration)
+	# must not pass for one that ran it.
+	total=$(sed -n 's/^# TOTAL: *//p' "$kept/test-suite.log" 2>/dev/null | head -n 1)
+	[ "${total:-0}" -gt 0 ] ||
+		{ echo "build with the tests, flavour $f: no test ran (no test-suite.log totals)"; rc=1; }
 	grep -q ': exit 0 at' "$work/rc-$f" || tail -n 80 "$log/build.log"
 done
 [ "$rc" = 0 ] && [ "$xrc" = 0 ] || exit 1

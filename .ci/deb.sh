@@ -384,7 +384,7 @@ EOF
 		-o -path ./usr/lib/gcc -o -path ./usr/libexec \) -prune \
 		-o -print | cpio -o -H newc --quiet) >"$work/root.cpio"
 	echo "=== $part. booting $(du -h "$work/vmlinuz" | cut -f1) kernel, $(du -h "$work/root.cpio" | cut -f1) initramfs under qemu-system-x86_64 (TCG)"
-	ci_boot "$arch" 1024 900 "$work/vmlinuz" "$work/root.cpio" "$work/vm.log"
+	ci_boot amd64 1024 900 "$work/vmlinuz" "$work/root.cpio" "$work/vm.log"
 	tr -d '\r' <"$work/vm.log" | grep -E '^(vm|/ci/prog-)' | tee "$work/vm.out" || true
 	for want in "vm: /ci/prog-$arch passed" "vm: /ci/prog-i386 passed" \
 		"/ci/prog-$arch: 64-bit, libaio /usr/lib/$ma64/$ours" \

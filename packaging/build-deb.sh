@@ -44,7 +44,10 @@ default | t64) ;;
 esac
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-for tool in dpkg-buildpackage dpkg-parsechangelog dh; do
+# A source package needs dpkg-source alone; a build needs debhelper too.
+tools="dpkg-source dpkg-parsechangelog"
+[ "${source:-0}" = 1 ] || tools="$tools dpkg-buildpackage dh"
+for tool in $tools; do
 	command -v "$tool" >/dev/null 2>&1 ||
 		{ echo "build-deb.sh: $tool not found (apt-get install dpkg-dev debhelper)" >&2; exit 1; }
 done
