@@ -4,11 +4,13 @@
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -220,6 +222,30 @@ void test_hang_guard(const char *test, unsigned seconds)
 unsigned char test_pattern(long long offset)
 {
 	return (unsigned char)((offset * 7 + (offset >> 8)) & 0xff);
+}
+
+int test_aio_nr_lock(int exclusive)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[4096];
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (snprintf(path, sizeof(path), "%s/aioreap-tests-aio-nr.lock", dir) >=
+	    (int)sizeof(path))
+		return -1;
+	/* Close-on-exec: a program a test runs takes its own hold. */
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return -1;
+	while (flock(fd, exclusive ? LOCK_EX : LOCK_SH) != 0) {
+		if (errno != EINTR) {
+			close(fd);
+			return -1;
+		}
+	}
+	return fd;
 }
 
 int test_tmpfile(size_t size)

@@ -41,6 +41,14 @@ Suite *test_suite(void);
 int test_tmpfile(size_t size);
 unsigned char test_pattern(long long offset);
 
+/* fs.aio-nr is one count for the whole machine.  Every test program
+ * holds this lock shared for its whole run (test-main.c); a program that
+ * measures its own charge to the count holds it exclusive instead, so
+ * that no other test program makes or destroys a context meanwhile.  The
+ * lock is a file in $TMPDIR (or /tmp), held with flock until exit.
+ * Returns the descriptor, or -1 (then the program runs unlocked). */
+int test_aio_nr_lock(int exclusive);
+
 /* Raw system calls, to compare the library's answers with the kernel's. */
 long test_sys_io_setup(unsigned nr, io_context_t *ctxp);
 long test_sys_io_destroy(io_context_t ctx);

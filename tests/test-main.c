@@ -19,6 +19,9 @@
 
 /* Overridden (to 1) by an area file that tests a system without AIO. */
 __attribute__((weak)) extern const int test_runs_without_aio;
+/* Overridden (to 1) by an area file that measures its own charge to
+ * fs.aio-nr: it runs alone among the test programs (test_aio_nr_lock). */
+__attribute__((weak)) extern const int test_counts_aio_nr;
 
 int main(void)
 {
@@ -27,6 +30,8 @@ int main(void)
 	SRunner *sr;
 	int failed;
 
+	/* Before the probe below, which makes a context too. */
+	test_aio_nr_lock(&test_counts_aio_nr && test_counts_aio_nr);
 	if (!(&test_runs_without_aio && test_runs_without_aio) &&
 	    test_sys_io_setup(1, &probe) == -ENOSYS) {
 		printf("SKIP: io_setup answers ENOSYS (a kernel without AIO, or"
