@@ -41,12 +41,17 @@ Suite *test_suite(void);
 int test_tmpfile(size_t size);
 unsigned char test_pattern(long long offset);
 
-/* fs.aio-nr is one count for the whole machine.  Every test program
+/* fs.aio-nr is one count for the whole machine.  Every Check program
  * holds this lock shared for its whole run (test-main.c); a program that
  * measures its own charge to the count holds it exclusive instead, so
- * that no other test program makes or destroys a context meanwhile.  The
- * lock is a file in $TMPDIR (or /tmp), held with flock until exit.
- * Returns the descriptor, or -1 (then the program runs unlocked). */
+ * that no other Check program of the same run (the same $TMPDIR) makes or
+ * destroys a context meanwhile.  The shell tests' programs (aio-probe,
+ * aio-bench, fio, the ABI and man-page examples) and anything outside the
+ * run do not take it: the measuring program still counts only the rounds
+ * in which nothing moved the count.  The lock is a file in $TMPDIR (or
+ * /tmp), held with flock until exit.  Returns the descriptor, or -1 (then
+ * the program runs unlocked).  A program holding it exclusive must not
+ * wait for a test program it starts: that one would wait for the lock. */
 int test_aio_nr_lock(int exclusive);
 
 /* Raw system calls, to compare the library's answers with the kernel's. */

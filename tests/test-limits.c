@@ -5,12 +5,13 @@
  * adds to fs.aio-nr (and gives back at io_destroy), and the slot count
  * the kernel writes into the ring header it maps.
  *
- * fs.aio-nr belongs to the whole machine.  The other test programs, and
+ * fs.aio-nr belongs to the whole machine.  The other Check programs, and
  * this one's other modes, hold still while this one runs: it holds the
- * test programs' lock exclusive (test_counts_aio_nr).  Programs outside
- * the suite may still make and destroy contexts while a case looks, so a
- * charge is measured in rounds, and a round counts only when nothing else
- * moved the counter (it came back to where it started).
+ * test programs' lock exclusive (test_counts_aio_nr).  The shell tests'
+ * programs and programs outside the suite may still make and destroy
+ * contexts while a case looks, so a charge is measured in rounds, and a
+ * round counts only when nothing else moved the counter (it came back to
+ * where it started).
  * The ring's slot count is the kernel's answer for this context alone,
  * and is checked in every round.
  */
