@@ -626,12 +626,36 @@ static void end_report(void)
 	end_quietly();
 }
 
+/* Set by the main thread's thread-specific data destructor, which its
+ * pthread_exit runs just before it counts itself out of the process. */
+static atomic_int end_main_leaving;
+
+static void main_leaving(void *arg)
+{
+	(void)arg;
+	/* Relaxed: last_thread only waits for the store to appear. */
+	atomic_store_explicit(&end_main_leaving, 1, memory_order_relaxed);
+}
+
+/* Ends after the main thread, so that this thread runs the atexit
+ * handlers.  A fixed sleep alone was not enough on a loaded machine:
+ * the main thread's pthread_exit unwinds its stack first, and when it
+ * ended last under AddressSanitizer with no descriptor left, the
+ * sanitizer's look at the main thread's stack (which reads
+ * /proc/self/maps) failed with EMFILE and aborted.  So wait for the
+ * main thread's destructors, then leave it the rest of its way. */
 static void *last_thread(void *arg)
 {
+	int n;
+
 	(void)arg;
 	atomic_store_explicit(&end_tids[1], (int)syscall(SYS_gettid),
 			      memory_order_relaxed);
-	usleep(50000);		/* after the main thread's exit */
+	for (n = 0; n < GUARD_S * 1000 &&
+		    !atomic_load_explicit(&end_main_leaving, memory_order_relaxed);
+	     n++)
+		usleep(1000);
+	usleep(50000);
 	return NULL;
 }
 
@@ -700,6 +724,13 @@ static void end_child(enum end_case how)
 			_exit(2);
 		while (dup(end_m) >= 0)
 			;
+	}
+	{
+		pthread_key_t key;
+
+		if (pthread_key_create(&key, main_leaving) ||
+		    pthread_setspecific(key, &end_main_leaving))
+			_exit(2);
 	}
 	if (pthread_create(&t, NULL, last_thread, NULL))
 		_exit(2);
