@@ -7,6 +7,12 @@
 
 src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ci_jobs=$(nproc 2>/dev/null || echo 2)
+# make -j for make check: each Check program runs once per library mode
+# (a .mode test), and a mode spends most of its time asleep in the kernel,
+# not on a CPU (every io_destroy waits for the context to be retired, an
+# RCU grace period, and the race tests destroy hundreds): six tests per
+# CPU keep the CPUs busy.  No test has a timing threshold.
+ci_test_jobs=$((ci_jobs * 6))
 # Where the jobs put their build directories: AIOREAP_CI_SCRATCH, which
 # scripts/test-all.sh makes new for each run, or else $TMPDIR or /tmp.
 ci_scratch=${AIOREAP_CI_SCRATCH:-${TMPDIR:-/tmp}}
@@ -41,13 +47,13 @@ ci_make() {
 	make -j"$ci_jobs" --quiet "$@" >>build.log 2>&1 || { tail -n 40 build.log; return 1; }
 }
 
-# ci_check_programs: the Check programs among the tests of the current
-# build directory (check_PROGRAMS also holds helpers that only the shell
-# tests run, such as tests/aio-probe).
+# ci_check_programs: the Check programs of the current build directory,
+# each of which runs once per library mode as a .mode test (mode_programs
+# in tests/local.mk; check_PROGRAMS also holds helpers that only the
+# shell tests run, such as tests/aio-probe).
 ci_check_programs() {
 	# shellcheck disable=SC2016
-	printf 'print:\n\t@echo $(TESTS)\n' | make -s -f Makefile -f - print |
-		tr ' ' '\n' | grep -v '\.sh$' | sed 's/\$(EXEEXT)//g' | tr '\n' ' '
+	printf 'print:\n\t@echo $(mode_programs)\n' | make -s -f Makefile -f - print
 }
 
 # ci_failed_logs: the last 60 lines of the log of each failed test of the
@@ -62,19 +68,23 @@ ci_failed_logs() {
 }
 
 # ci_skips DIR: the tests of the build directory DIR that skipped, each
-# with the reason its log gives, the tests that ran only in part, and the
-# modes of Check programs that exited 77.
+# with the reason its log gives (a .mode test's log has a "SKIP:" line
+# per case that skipped, with its reason), and the tests that ran only in
+# part.
 ci_skips() {
-	local trs
+	local trs log
 	echo "=== skipped tests and why"
 	for trs in "$1"/tests/*.trs; do
 		grep -qs ':test-result: SKIP' "$trs" || continue
-		echo "  $(basename "${trs%.trs}"): $(grep -m1 '^SKIP' "${trs%.trs}.log" || echo '(no reason printed)')"
+		log=${trs%.trs}.log
+		if grep -q '^SKIP: ' "$log"; then
+			sed -n 's|^SKIP: tests/|  |p' "$log"
+		else
+			echo "  $(basename "${trs%.trs}"): $(grep -m1 '^SKIP' "$log" || echo '(no reason printed)')"
+		fi
 	done
 	echo "=== tests that ran in part (the rest skipped, with the reason)"
 	grep -H '^SKIP (part)' "$1"/tests/*.log 2>/dev/null | sed "s|^$1/tests/|  |" || echo "  none"
-	echo "=== Check programs: modes that skipped"
-	grep -H '== mode .*: exit 77' "$1"/tests/*.log 2>/dev/null | sed "s|^$1/tests/|  |" || echo "  none"
 }
 
 # ci_counts NAME RAN SKIPPED FAILED [WHERE]: a job's closing line, the one
@@ -88,16 +98,6 @@ ci_counts() {
 ci_suite_counts() {
 	awk '/^# TOTAL:/ { r += $3 } /^# SKIP:/ { s += $3 } /^# (FAIL|XPASS|ERROR):/ { f += $3 }
 		END { print r + 0, s + 0, f + 0 }' "$@"
-}
-
-# ci_mode_counts LOG: "RAN SKIPPED FAILED" from tests/all-modes.sh's
-# output: each Check test in each mode; a mode of a plain program, or of
-# a Check program that died before its summary, counts as one test.
-ci_mode_counts() {
-	tr -d '\r' <"$1" | awk '
-		/^[0-9]+%: Checks: / { gsub(/,/, ""); r += $3; f += $5 + $7; sum = 1; next }
-		/^== mode .*: exit / { if (!sum) { r++; if ($NF == 77) s++; else if ($NF != 0) f++ } sum = 0 }
-		END { print r + 0, s + 0, f + 0 }'
 }
 
 # ci_part NAME COMMAND...: one part of a job (an architecture, a flavour),

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Sanitizer job, out of tree, with clang (CC=gcc works too):
 #  asan  ASan+UBSan, `make check` of every Check program (each in the seven
-#        library modes of tests/all-modes.sh) in $ASAN_BUILD;
+#        library modes: the .mode tests of tests/local.mk) in $ASAN_BUILD;
 #  tsan  ThreadSanitizer on the threaded tests, every mode, in $TSAN_BUILD.
 # SAN_JOBS="asan" or "tsan" runs one half.  The library is built shared,
 # as shipped: the test programs' .libs/lt-* are instrumented and linked to
@@ -18,6 +18,8 @@ TSAN_BUILD=${TSAN_BUILD:-$ci_scratch/build-tsan}
 SAN_JOBS=${SAN_JOBS:-"asan tsan"}
 export LIBAIO_SOAK_SECONDS=${LIBAIO_SOAK_SECONDS:-5}
 ran=0 skipped=0 failed=0
+# The six library modes and async submission's (tests/local.mk).
+all_modes="native poll pgetevents ring all seccomp-pgetevents async"
 
 build() {	# dir, flags
 	ci_build "$1" CC="$CC" CFLAGS="$2" LDFLAGS="$2" --disable-valgrind
@@ -34,11 +36,9 @@ job_asan() {
 	# (abi-*, man-examples: undefined __asan_* symbols), list its imports
 	# (abi-symbols: the sanitizer runtime's), or run valgrind or strace
 	# on it (reaper-valgrind, poll-strace); they run in the plain job.
-	local progs
-	progs=$(ci_check_programs)
-	echo "programs: $progs"
-	LIBAIO_TEST_MODES="native poll pgetevents ring poll,pgetevents,ring seccomp-pgetevents async" \
-		make -j"$ci_jobs" check TESTS="$progs" >check.log 2>&1 ||
+	echo "programs: $(ci_check_programs)"
+	# shellcheck disable=SC2016 # expanded by make
+	make -j"$ci_test_jobs" check TESTS='$(mode_tests)' TEST_MODES="$all_modes" >check.log 2>&1 ||
 		{ grep -E '^(FAIL|ERROR|XPASS)' check.log; ci_failed_logs; return 1; }
 	grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR)' check.log
 	# A report in a test that passed anyway fails the job too.
@@ -54,20 +54,22 @@ job_tsan() {
 	# conflicts).  The suppression file is for genuinely invisible
 	# orderings only; see .ci/tsan.supp for what is in it and why.
 	export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$src/.ci/tsan.supp"
-	ci_make tests/test-reaper tests/test-soak tests/test-edges tests/test-poll \
-		tests/test-async
-	local t rc=0 r s f
-	for t in test-reaper test-soak test-edges test-poll test-async; do
-		echo "--- $t"
-		"$src/tests/all-modes.sh" "./tests/$t" >"$t-tsan.log" 2>&1 || rc=1
-		grep -E '^== mode|^[0-9]+%|soak:' "$t-tsan.log" || true
-		if grep -q 'WARNING: ThreadSanitizer' "$t-tsan.log"; then
-			grep -A30 'WARNING: ThreadSanitizer' "$t-tsan.log" | head -60
-			rc=1
-		fi
-		read -r r s f <<<"$(ci_mode_counts "$t-tsan.log")"
-		ran=$((ran + r)) skipped=$((skipped + s)) failed=$((failed + f))
-	done
+	local progs="tests/test-reaper tests/test-soak tests/test-edges tests/test-poll tests/test-async"
+	local rc=0 r s f
+	# shellcheck disable=SC2086 # the programs, split on purpose
+	ci_make $progs
+	echo "programs: $progs"
+	# check-TESTS: these programs' .mode tests only, nothing more built.
+	# shellcheck disable=SC2016 # expanded by make
+	make -j"$ci_test_jobs" check-TESTS TESTS='$(mode_tests)' mode_programs="$progs" \
+		TEST_MODES="$all_modes" >check.log 2>&1 || rc=1
+	grep -E '^(FAIL|ERROR|XPASS)|^# (TOTAL|PASS|SKIP|FAIL|ERROR)|soak:' check.log || true
+	if grep -l 'WARNING: ThreadSanitizer' tests/*.log; then
+		grep -h -A30 'WARNING: ThreadSanitizer' tests/*.log | head -60
+		rc=1
+	fi
+	read -r r s f <<<"$(ci_suite_counts check.log)"
+	ran=$((ran + r)) skipped=$((skipped + s)) failed=$((failed + f))
 	return $rc
 }
 

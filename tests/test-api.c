@@ -7,7 +7,7 @@
  * kernel's own answer to the same arguments.  Every library call goes
  * through KEPT(), which fails the test if the call changed errno.
  *
- * tests/all-modes.sh runs this program natively, with each fallback
+ * make check runs this program natively, with each fallback
  * forced (LIBAIO_DISABLE) and with io_pgetevents blocked by seccomp: the
  * answers must be the same in every mode.  Nothing here measures time.
  */

@@ -460,8 +460,8 @@ static void *pinned_reap(void *arg)
 		}
 		pinned_count(s, ev, r);
 		/* Nothing ready: a short sleep rather than a spin, so that the
-		 * submitter gets its CPU (all-modes.sh runs seven copies of this
-		 * test at once, on two emulated CPUs in CI). */
+		 * submitter gets its CPU (make check runs this test in several
+		 * modes at once, on two emulated CPUs in CI). */
 		if (r == 0 && !a->kernel)
 			nanosleep(&nap, NULL);
 	}

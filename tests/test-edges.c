@@ -208,8 +208,7 @@ START_TEST(asynchronous_cancel_of_a_blocking_reap_wedges_nothing)
 	/* AddressSanitizer cannot follow an asynchronous unwind: it reports
 	 * its own thread teardown as a stack overflow.  Every other job
 	 * runs this test. */
-	fprintf(stderr, "asynchronous_cancel_of_a_blocking_reap_wedges_nothing: "
-			"skipped under AddressSanitizer\n");
+	test_skip("not under AddressSanitizer");
 	return;
 #endif
 	fd = test_tmpfile(4096);
@@ -595,8 +594,7 @@ START_TEST(a_child_of__Fork_never_takes_the_parents_completions)
 	ck_assert_int_eq(io_destroy(ctx), 0);
 	close(fd);
 #else
-	fprintf(stderr, "a_child_of__Fork_never_takes_the_parents_completions: "
-			"skipped: the C library has no _Fork\n");
+	test_skip("the C library has no _Fork");
 #endif
 }
 END_TEST
@@ -665,8 +663,8 @@ static void *high_reaper(void *arg)
 static int realtime_unavailable(void)
 {
 	if (test_under_valgrind()) {
-		fprintf(stderr, "skipped under valgrind: its scheduler runs one "
-				"thread at a time, whatever the priorities\n");
+		test_skip("under valgrind: its scheduler runs one "
+				"thread at a time, whatever the priorities");
 		return 1;
 	}
 	return 0;
@@ -695,8 +693,7 @@ START_TEST(sched_fifo_reapers_on_one_cpu_make_progress)
 	ck_assert_int_eq(io_destroy(rt.ctx), 0);
 	test_hang_guard(NULL, 0);
 	if (atomic_load(&rt.perm))
-		fprintf(stderr, "sched_fifo_reapers_on_one_cpu_make_progress: "
-				"skipped: SCHED_FIFO not permitted here\n");
+		test_skip("SCHED_FIFO not permitted here");
 }
 END_TEST
 
@@ -746,9 +743,7 @@ START_TEST(sched_fifo_setup_beside_a_slow_destroy_returns)
 		memset(&s, 0, sizeof(s));
 		s.cpu = cpu;
 		if (go_realtime(cpu, 10)) {
-			fprintf(stderr, "sched_fifo_setup_beside_a_slow_destroy_"
-					"returns: skipped: SCHED_FIFO not "
-					"permitted here\n");
+			test_skip("SCHED_FIFO not permitted here");
 			break;
 		}
 		ck_assert_int_eq(io_setup(8, &s.old), 0);

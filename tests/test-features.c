@@ -221,8 +221,7 @@ START_TEST(plain_reads_need_only_the_system_calls_stock_makes)
 {
 	struct reads r;
 
-	if (test_skip_in_async_mode("plain_reads_need_only_the_system_calls_stock_makes",
-				    async_calls))
+	if (test_skip_in_async_mode(async_calls))
 		return;
 	test_hang_guard("plain_reads_need_only_the_system_calls_stock_makes",
 			GUARD_S);
@@ -279,8 +278,7 @@ START_TEST(submit_when_no_context_can_be_created_tries_to_create_none)
 {
 	struct reads r;
 
-	if (test_skip_in_async_mode("submit_when_no_context_can_be_created_tries_"
-				    "to_create_none", async_calls))
+	if (test_skip_in_async_mode(async_calls))
 		return;
 	test_hang_guard("submit_when_no_context_can_be_created_tries_to_create_none",
 			GUARD_S);

@@ -6,7 +6,7 @@
  * completion must still be delivered exactly once, and once the library
  * has seen head moved by somebody else it must leave that context's ring
  * to the kernel (src/registry.h argues why that is the most it can do).
- * Every test also runs in the other library modes (tests/all-modes.sh),
+ * Every test also runs in the other library modes (tests/run-mode.sh),
  * where the answers come from the kernel or the fallbacks.
  */
 #include "config.h"
@@ -130,8 +130,7 @@ START_TEST(a_raw_reap_inside_the_reap_window_is_noticed)
 	struct sigaction sa, old;
 	long r;
 
-	if (test_skip_in_async_mode("a_raw_reap_inside_the_reap_window_is_noticed",
-				    raw_reaps_see_copies))
+	if (test_skip_in_async_mode(raw_reaps_see_copies))
 		return;
 	ck_assert_int_eq(io_setup(8, &window_ctx), 0);
 	window_page = mmap(NULL, 4096, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -335,8 +334,7 @@ START_TEST(a_raw_reap_at_any_instruction_of_a_reap_is_seen_until_the_copy_ends)
 	unsigned long at, first;
 	long steps;
 
-	if (test_skip_in_async_mode("a_raw_reap_at_any_instruction_of_a_reap_is_"
-				    "seen_until_the_copy_ends", raw_reaps_see_copies))
+	if (test_skip_in_async_mode(raw_reaps_see_copies))
 		return;
 	/* Bind both calls' symbols first, so that every pass steps through
 	 * the same instructions. */
@@ -394,8 +392,7 @@ START_TEST(a_raw_reap_between_library_reaps_makes_the_context_kernel_only)
 	struct io_event ev[4];
 	io_context_t ctx = NULL;
 
-	if (test_skip_in_async_mode("a_raw_reap_between_library_reaps_makes_the_"
-				    "context_kernel_only", raw_reaps_see_copies))
+	if (test_skip_in_async_mode(raw_reaps_see_copies))
 		return;
 	ck_assert_int_eq(io_setup(8, &ctx), 0);
 	submit_reads(ctx, fd, cbs, 4, buf, 0);

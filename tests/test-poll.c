@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: LGPL-2.1-or-later */
 /*
  * IOCB_CMD_POLL, natively and through the library's emulation.  Every
- * test runs in each mode of tests/all-modes.sh; with LIBAIO_DISABLE=poll
+ * test runs in each mode of tests/run-mode.sh; with LIBAIO_DISABLE=poll
  * the same bodies exercise the emulation, and ptys (which the kernel's
  * aio poll refuses) are emulated in every mode.  Waits use generous
  * timeouts only as hang guards.  Results are masked before comparing:

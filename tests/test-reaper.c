@@ -3,7 +3,7 @@
  * The user-space ring reaper: completions taken from the ring without a
  * system call, exactly once under threads, and safe across fork,
  * io_destroy, mremap and a corrupted ring.  Every test also runs with
- * LIBAIO_DISABLE=ring (tests/all-modes.sh), where the same answers must
+ * LIBAIO_DISABLE=ring (tests/run-mode.sh), where the same answers must
  * come from the kernel.
  */
 #include "config.h"
@@ -696,8 +696,7 @@ START_TEST(application_reaping_its_own_ring)
 
 	/* With async submission on the ring holds the library's copies of
 	 * the iocbs: not for programs that read it themselves. */
-	if (test_skip_in_async_mode("application_reaping_its_own_ring",
-				    "the ring holds the library's copies of async iocbs"))
+	if (test_skip_in_async_mode("the ring holds the library's copies of async iocbs"))
 		return;
 	ck_assert_int_eq(io_setup(16, &ctx), 0);
 	for (round = 0; round < 20; round++) {
