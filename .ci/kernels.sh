@@ -88,15 +88,27 @@ esac
 kib=$(sed -n 's/^KernelPageSize: *\([0-9]*\) kB/\1/p' /proc/self/smaps | head -n 1)
 echo "@@ machine $(uname -m) release $(uname -r) page $((${kib:-0} * 1024)) endian $endian cpus $(grep -c ^processor /proc/cpuinfo)"
 echo "@@ version $(cat /proc/version)"
+# A program's modes run side by side, as make check runs them: most of a
+# mode's time is spent asleep while the kernel retires contexts.
 for p in $PROGS; do
+	t0=$(date +%s)
 	for m in $MODES; do
-		t0=$(date +%s)
-		sh /t/run-mode.sh "/t/$p.$m.mode" >/tmp/out 2>&1
-		rc=$?
-		echo "@@ begin $p.$m"
-		cat /tmp/out
-		echo "@@ end $p.$m rc $rc secs $(($(date +%s) - t0))"
+		(sh /t/run-mode.sh "/t/$p.$m.mode" >"/tmp/$m.out" 2>&1; echo $? >"/tmp/$m.rc") &
 	done
+	wait
+	for m in $MODES; do
+		echo "@@ begin $p.$m"
+		cat "/tmp/$m.out"
+		echo "@@ end $p.$m rc $(cat "/tmp/$m.rc") secs $(($(date +%s) - t0))"
+	done
+done
+for p in $PLAIN; do
+	t0=$(date +%s)
+	"/t/$p" >/tmp/out 2>&1
+	rc=$?
+	echo "@@ begin $p"
+	cat /tmp/out
+	echo "@@ end $p rc $rc secs $(($(date +%s) - t0))"
 done
 echo "@@ done"
 poweroff -f
@@ -137,8 +149,11 @@ replay() {
 			tests="$tests tests/$p.$m.mode"
 		done
 	done
+	for p in $plain; do
+		tests="$tests tests/$p"
+	done
 	(cd "$b" && rm -f test-suite.log && GUEST_OUT=$out make check-TESTS TESTS="$tests" \
-		MODE_LOG_COMPILER="sh $src/.ci/guest-replay.sh" \
+		MODE_LOG_COMPILER="sh $src/.ci/guest-replay.sh" LOG_COMPILER="sh $src/.ci/guest-replay.sh" \
 		>"$b/replay.log" 2>&1) || true
 }
 
@@ -248,7 +263,7 @@ in_tools_root() {
 # run_arch ARCH[@SUITE], a part (ci_part): a failure before the guest's
 # report counts as one failed test.
 run_arch() {
-	local spec=$1 a=${1%@*} t ma cc dev root b st tar k prog p inc=$base/checkinc-${1/@/-}
+	local spec=$1 a=${1%@*} t ma cc dev root b st tar k prog plain p inc=$base/checkinc-${1/@/-}
 	ci_tally='0 0 1'
 	ci_arch "$a"
 	if [ -n "$arch_tools" ] && [ -z "${KERNELS_IN_ROOT:-}" ]; then
@@ -302,15 +317,18 @@ run_arch() {
 	cp "$root/bin/busybox" "$st/bin/"
 	guest_init >"$st/init" && chmod 755 "$st/init"
 	cp -L "$b/.libs/libaio.so.1" "$st/lib/$ma/"
-	prog=''
-	for p in "$b"/tests/test-*; do
+	# The Check programs (run in each mode) and the plain ones (once);
+	# KERNELS_PROGS (names, blank-separated): a part of them.
+	prog='' plain=''
+	for p in $(cd "$b" && ci_check_programs) $(cd "$b" && ci_plain_programs); do
 		p=${p##*/}
-		case $p in *.*) continue ;; esac
-		# KERNELS_PROGS (names, blank-separated): a part of the suite.
 		case " ${KERNELS_PROGS:-$p} " in *" $p "*) ;; *) continue ;; esac
 		# The program itself, not libtool's wrapper script.
 		cp "$b/tests/.libs/$p" "$st/t/" 2>/dev/null || cp "$b/tests/$p" "$st/t/"
-		prog="$prog $p"
+		case " $(cd "$b" && ci_check_programs) " in
+		*" tests/$p "*) prog="$prog $p" ;;
+		*) plain="$plain $p" ;;
+		esac
 	done
 	cp "$src/tests/run-mode.sh" "$st/t/"
 	"$t-strip" "$st"/t/test-* "$st/lib/$ma/libaio.so.1"
@@ -322,7 +340,7 @@ run_arch() {
 	mkdir -p "$st${p%/*}"
 	[ -e "$st$p" ] || ln -s "/lib/$ma/${p##*/}" "$st$p"
 	cat >"$st/t/env" <<EOF
-PROGS='$prog' MODES='$modes'
+PROGS='$prog' PLAIN='$plain' MODES='$modes'
 export CK_TIMEOUT_MULTIPLIER=4
 export LIBAIO_SOAK_SECONDS=${LIBAIO_SOAK_SECONDS:-2} LIBAIO_STRESS_N=${LIBAIO_STRESS_N:-20000}
 export AIOREAP_TEST_NO_STEP=1

@@ -56,6 +56,14 @@ ci_check_programs() {
 	printf 'print:\n\t@echo $(mode_programs)\n' | make -s -f Makefile -f - print
 }
 
+# ci_plain_programs: the test programs of the current build directory
+# that are not Check programs (they run once, as they are).
+ci_plain_programs() {
+	# shellcheck disable=SC2016
+	printf 'print:\n\t@echo $(TESTS)\n' | make -s -f Makefile -f - print TEST_MODES= |
+		tr ' ' '\n' | grep -v -E '\.(sh|mode)$' | sed 's/\$(EXEEXT)//g' | tr '\n' ' '
+}
+
 # ci_failed_logs: the last 60 lines of the log of each failed test of the
 # current build directory (its .trs says FAIL, ERROR or XPASS).
 ci_failed_logs() {
@@ -68,16 +76,16 @@ ci_failed_logs() {
 }
 
 # ci_skips DIR: the tests of the build directory DIR that skipped, each
-# with the reason its log gives (a .mode test's log has a "SKIP:" line
-# per case that skipped, with its reason), and the tests that ran only in
-# part.
+# with the reason its log gives (a .mode test's log has a "SKIP: tests/"
+# line per case that skipped, with its reason; a shell test's, its own
+# "SKIP" line), and the tests that ran only in part.
 ci_skips() {
 	local trs log
 	echo "=== skipped tests and why"
 	for trs in "$1"/tests/*.trs; do
 		grep -qs ':test-result: SKIP' "$trs" || continue
 		log=${trs%.trs}.log
-		if grep -q '^SKIP: ' "$log"; then
+		if grep -q '^SKIP: tests/.*\.mode ' "$log"; then
 			sed -n 's|^SKIP: tests/|  |p' "$log"
 		else
 			echo "  $(basename "${trs%.trs}"): $(grep -m1 '^SKIP' "$log" || echo '(no reason printed)')"

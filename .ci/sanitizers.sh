@@ -59,9 +59,11 @@ job_tsan() {
 	# shellcheck disable=SC2086 # the programs, split on purpose
 	ci_make $progs
 	echo "programs: $progs"
-	# check-TESTS: these programs' .mode tests only, nothing more built.
+	# check-TESTS: these programs' .mode tests only; check_PROGRAMS, on
+	# which it depends, narrowed to them too.
 	# shellcheck disable=SC2016 # expanded by make
 	make -j"$ci_test_jobs" check-TESTS TESTS='$(mode_tests)' mode_programs="$progs" \
+		check_PROGRAMS="$progs" \
 		TEST_MODES="$all_modes" >check.log 2>&1 || rc=1
 	grep -E '^(FAIL|ERROR|XPASS)|^# (TOTAL|PASS|SKIP|FAIL|ERROR)|soak:' check.log || true
 	if grep -l 'WARNING: ThreadSanitizer' tests/*.log; then

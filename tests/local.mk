@@ -19,9 +19,14 @@ mode_programs =
 # takes the function for a variable's name, and rewrites what TESTS
 # names).
 -include $(top_srcdir)/tests/modes.mk
+# The logs of every mode's tests, those outside TEST_MODES too.
+clean-local: clean-mode-logs
 TEST_EXTENSIONS = .sh .mode
 MODE_LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) $(top_srcdir)/build-aux/tap-driver.sh
-MODE_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-mode.sh
+# LOG_COMPILER and LOG_FLAGS, empty here, are what make check-valgrind
+# sets to run each test under valgrind: run-mode.sh wraps the program in
+# them.
+MODE_LOG_COMPILER = $(SHELL) $(top_srcdir)/tests/run-mode.sh $(LOG_COMPILER) $(LOG_FLAGS)
 SH_LOG_COMPILER = $(SHELL)
 AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(top_srcdir)'; top_builddir='$(top_builddir)'; \

@@ -4,7 +4,12 @@
 # mode of TEST_MODES, as tests/test-AREA.MODE.mode.
 mode_tests = $(foreach m,$(TEST_MODES),$(mode_programs:=.$(m).mode))
 TESTS += $(mode_tests)
-# No file stands behind a .mode name: this rule makes any one (those of
+# Every mode run-mode.sh knows.
+all_test_modes = native poll pgetevents ring all seccomp-pgetevents async
+all_mode_tests = $(foreach m,$(all_test_modes),$(mode_programs:=.$(m).mode))
+# No file stands behind a .mode name: this rule makes each one (those of
 # a TESTS given on the command line too) a target make can "remake",
 # doing nothing, so that the .mode.log suffix rule applies.
-%.mode: ; @:
+$(all_mode_tests): ; @:
+clean-mode-logs:
+	-rm -f $(all_mode_tests:.mode=.log) $(all_mode_tests:.mode=.trs)

@@ -940,13 +940,11 @@ START_TEST(an_unreadable_iovec_array_with_async_submission)
 	pid_t pid;
 
 	/* Memcheck reports the bad array the kernel is handed (that is the
-	 * point) and makes the child's exit status its own.  Said in the
-	 * table's words, so that the skip shows in the log as the table's
-	 * own valgrind skips do, not as a pass. */
+	 * point) and makes the child's exit status its own. */
 	if (under_valgrind()) {
-		fprintf(stderr, "badinput: 1 skipped under valgrind (an "
-			"unreadable iovec array with async submission: memcheck "
-			"takes the child's exit status)\n");
+		test_skip("under valgrind: an unreadable iovec array with "
+			  "async submission (memcheck takes the child's exit "
+			  "status)");
 		return;
 	}
 	bad_memory_fd = test_tmpfile(4096);

@@ -372,8 +372,11 @@ void test_skip(const char *fmt, ...)
 	va_end(ap);
 	/* stderr is unbuffered and the runner's stdout line-buffered
 	 * (test-main.c): this line is out after the previous case's result
-	 * and before this one's, which Check writes when the case returns. */
-	fprintf(stderr, "aioreap-skip: %s\n", why);
+	 * and before this one's, which Check writes when the case returns.
+	 * What the case itself left in stdout goes first, and the line
+	 * break in front ends a line it left unfinished. */
+	fflush(stdout);
+	fprintf(stderr, "\naioreap-skip: %s\n", why);
 }
 
 int test_skip_in_async_mode(const char *why)

@@ -147,8 +147,8 @@ START_TEST(over_the_limit_is_eagain_as_foreseen)
 	if (l.charge <= l.available) {
 		/* A limit raised past what one context may ask: nothing to
 		 * show here, but the case must not pass silently. */
-		printf("SKIP (part): fs.aio-max-nr %llu leaves room for the "
-		       "largest io_setup\n", l.aio_max_nr);
+		test_skip("fs.aio-max-nr %llu leaves room for the largest "
+			  "io_setup", l.aio_max_nr);
 		return;
 	}
 	r = io_setup((int)n, &ctx);

@@ -742,15 +742,18 @@ static void expect_process_ends(enum end_case how)
 	char report[2] = { 0, 0 };
 	pid_t pid;
 
-	if (UNDER_TSAN && !kernel_carries())
-		return;		/* a pthread helper there: see UNDER_TSAN */
+	if (UNDER_TSAN && !kernel_carries()) {
+		/* a pthread helper there: see UNDER_TSAN */
+		test_skip("under ThreadSanitizer, with the poll helper thread");
+		return;
+	}
 	if (test_under_valgrind()) {
 		/* The main thread's stack goes with pthread_exit, and with it
 		 * the only pointers to the test runner's allocations, which
 		 * memcheck then counts as the child's leaks (its own check
 		 * at the end, which no atexit handler can skip). */
-		fprintf(stderr, "the_process_ends_with_its_last_thread: "
-				"skipped under valgrind\n");
+		test_skip("under valgrind: its leak check would count the "
+			  "runner's allocations");
 		return;
 	}
 	ck_assert_int_eq(pipe(end_pipe), 0);

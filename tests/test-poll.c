@@ -1976,8 +1976,8 @@ START_TEST(read_only_poll_after_the_main_thread_exits_gets_efault)
 		/* The main thread's stack goes with pthread_exit, and with it
 		 * the only pointers to the test framework's allocations:
 		 * memcheck would count them as leaks of the child. */
-		fprintf(stderr, "read_only_poll_after_the_main_thread_exits_"
-				"gets_efault: skipped under valgrind\n");
+		test_skip("under valgrind: its leak check would count the "
+			  "runner's allocations");
 		return;
 	}
 	pid = fork();
@@ -2113,8 +2113,8 @@ START_TEST(polls_work_after_the_main_thread_exits)
 
 	if (test_under_valgrind()) {
 		/* As in read_only_poll_after_the_main_thread_exits. */
-		fprintf(stderr, "polls_work_after_the_main_thread_exits: "
-				"skipped under valgrind\n");
+		test_skip("under valgrind: its leak check would count the "
+			  "runner's allocations");
 		return;
 	}
 	pid = fork();
