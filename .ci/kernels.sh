@@ -56,8 +56,10 @@ for a in $archs; do
 	ci_arch "${a%@*}"
 	[ -n "$arch_kflav" ] || { echo "kernels.sh: no Debian kernel to boot for $a"; exit 1; }
 	# Each crossbuild-essential removes gcc-multilib (Debian 12's cross
-	# compilers conflict with it); the m32 job installs it back.  An
-	# architecture built in a tools root needs nothing more here.
+	# compilers conflict with it): scripts/install-deps.sh takes i386's
+	# cross compiler instead, and only the m32 job, not in the default
+	# list, installs gcc-multilib back.  An architecture built in a tools
+	# root needs nothing more here.
 	[ -n "$arch_tools" ] || need="$need $arch_cross $arch_qemu_pkg"
 done
 # Inside a tools root (in_tools_root), everything is there already.

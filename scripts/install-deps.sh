@@ -2,20 +2,27 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Installs, on Debian 12, everything the build, the tests, the benchmark and
 # the packaging need.  Safe to run again: apt-get skips what is there.
-#   install-deps.sh [--with-i386]   the list below (and the i386 parts, for
-#                                   gcc -m32 by hand; the m32 job asks itself)
+#   install-deps.sh [--with-i386]   the list below (with --with-i386, the
+#                                   i386 parts for gcc -m32 by hand instead
+#                                   of i386's cross compiler; the m32 job
+#                                   asks itself)
+# i386's cross compiler (crossbuild-essential-i386) compiles the check
+# job's 32-bit header checks; gcc-multilib would too, but Debian 12 cannot
+# install it beside any crossbuild-essential, which the cross and kernels
+# jobs need: with one of them in the list, each run of every job would
+# remove the other and install it back.
 #   install-deps.sh --only PKG...   just these packages (what one CI job needs)
 set -e
 pkgs="build-essential autoconf automake libtool autoconf-archive pkg-config
 check libsubunit-dev valgrind clang libclang-rt-dev liburing-dev libaio-dev
-libaio1 fio qemu-utils strace abigail-tools mandoc groff man-db gcc-multilib
+libaio1 fio qemu-utils strace abigail-tools mandoc groff man-db crossbuild-essential-i386
 g++ dpkg-dev debhelper fakeroot rpm python3"
 export DEBIAN_FRONTEND=noninteractive
 case ${1:-} in
 --only) shift; pkgs="$*" ;;
 --with-i386)
 	dpkg --print-foreign-architectures | grep -qx i386 || dpkg --add-architecture i386
-	pkgs="$pkgs check:i386 libsubunit-dev:i386 libaio1:i386 libc6-dev:i386" ;;
+	pkgs="$(echo "$pkgs" | sed 's/crossbuild-essential-i386/gcc-multilib/') check:i386 libsubunit-dev:i386 libaio1:i386 libc6-dev:i386" ;;
 esac
 missing=""
 for p in $pkgs; do

@@ -86,12 +86,12 @@ EOC
 compile "C c99 AIOREAP_EXTENSIONS and the four extensions" \
 	$CC -std=c99 $strict -I"$inc" "$tmp/macro.c"
 
-# expect_calls LABEL WANT FLAGS...: the sorted io_*getevents* names that
-# used.c built with FLAGS calls are WANT.
+# expect_calls COMPILER LABEL WANT FLAGS...: the sorted io_*getevents*
+# names that used.c built by COMPILER (words) with FLAGS calls are WANT.
 expect_calls() {
-	label=$1 want=$2
-	shift 2
-	if ! $CC -std=gnu11 $strict -I"$inc" "$@" -c -o "$tmp/t.o" "$tmp/used.c" 2> "$tmp/err"; then
+	ecc=$1 label=$2 want=$3
+	shift 3
+	if ! $ecc -std=gnu11 $strict -I"$inc" "$@" -c -o "$tmp/t.o" "$tmp/used.c" 2> "$tmp/err"; then
 		cat "$tmp/err"
 		bad "$label: does not compile"
 	elif got=$(nm -u "$tmp/t.o" | awk '{ print $NF }' | grep getevents | sort | tr '\n' ' ') &&
@@ -102,22 +102,32 @@ expect_calls() {
 	fi
 }
 
+# A 32-bit x86 compiler: $CC -m32 (gcc-multilib) or Debian's cross
+# compiler for i386 (crossbuild-essential-i386, which the kernels job
+# installs anyway, and which cannot be installed beside gcc-multilib).
 # The probe includes libc headers: a bare -m32 compile succeeds with the
 # compiler alone, while every real 32-bit compile also needs the 32-bit
-# C library headers (gcc-multilib / libc6-dev-i386).
-if printf '#include <sys/types.h>\n#include <signal.h>\n#include <time.h>\nint x;\n' |
-	$CC -m32 -x c -c -o "$tmp/m32.o" - 2>/dev/null; then
-	compile "C c99 -m32 used" $CC -m32 -std=c99 $strict -I"$inc" "$tmp/used.c"
-	expect_calls "-m32 _TIME_BITS=64" "io_getevents_time64 io_pgetevents_time64 " \
-		-m32 -D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64
-	expect_calls "-m32" "io_getevents io_pgetevents " -m32
+# C library headers.
+cc32=
+for c in "$CC -m32" i686-linux-gnu-gcc; do
+	if printf '#include <sys/types.h>\n#include <signal.h>\n#include <time.h>\nint x;\n' |
+		$c -x c -c -o "$tmp/m32.o" - 2>/dev/null; then
+		cc32=$c
+		break
+	fi
+done
+if [ -n "$cc32" ]; then
+	compile "C c99 32-bit used ($cc32)" $cc32 -std=c99 $strict -I"$inc" "$tmp/used.c"
+	expect_calls "$cc32" "32-bit _TIME_BITS=64" "io_getevents_time64 io_pgetevents_time64 " \
+		-D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64
+	expect_calls "$cc32" "32-bit" "io_getevents io_pgetevents "
 else
-	echo "SKIP (part): $CC -m32 cannot compile a file that includes" \
-		"<sys/types.h> (no gcc-multilib / 32-bit libc headers):" \
-		"the -m32 compile and the 32-bit _TIME_BITS=64 redirection are not checked"
+	echo "SKIP (part): neither $CC -m32 nor i686-linux-gnu-gcc compiles a file" \
+		"that includes <sys/types.h> (no gcc-multilib, no crossbuild-essential-i386):" \
+		"the 32-bit compile and the 32-bit _TIME_BITS=64 redirection are not checked"
 fi
 case $(elf_class "$ours") in
-64) expect_calls "64-bit _TIME_BITS=64" "io_getevents io_pgetevents " \
+64) expect_calls "$CC" "64-bit _TIME_BITS=64" "io_getevents io_pgetevents " \
 	-D_TIME_BITS=64 -D_FILE_OFFSET_BITS=64 ;;
 esac
 
