@@ -95,6 +95,7 @@ echo "@@ version $(cat /proc/version)"
 for p in $PROGS; do
 	t0=$(date +%s)
 	for m in $MODES; do
+		rm -f "/tmp/$m.out" "/tmp/$m.rc"
 		(sh /t/run-mode.sh "/t/$p.$m.mode" >"/tmp/$m.out" 2>&1; echo $? >"/tmp/$m.rc") &
 	done
 	wait
@@ -265,7 +266,7 @@ in_tools_root() {
 # run_arch ARCH[@SUITE], a part (ci_part): a failure before the guest's
 # report counts as one failed test.
 run_arch() {
-	local spec=$1 a=${1%@*} t ma cc dev root b st tar k prog plain p inc=$base/checkinc-${1/@/-}
+	local spec=$1 a=${1%@*} t ma cc dev root b st tar k prog plain checkp p inc=$base/checkinc-${1/@/-}
 	ci_tally='0 0 1'
 	ci_arch "$a"
 	if [ -n "$arch_tools" ] && [ -z "${KERNELS_IN_ROOT:-}" ]; then
@@ -322,12 +323,13 @@ run_arch() {
 	# The Check programs (run in each mode) and the plain ones (once);
 	# KERNELS_PROGS (names, blank-separated): a part of them.
 	prog='' plain=''
-	for p in $(cd "$b" && ci_check_programs) $(cd "$b" && ci_plain_programs); do
+	checkp=" $(cd "$b" && ci_check_programs) "
+	for p in $checkp $(cd "$b" && ci_plain_programs); do
 		p=${p##*/}
 		case " ${KERNELS_PROGS:-$p} " in *" $p "*) ;; *) continue ;; esac
 		# The program itself, not libtool's wrapper script.
 		cp "$b/tests/.libs/$p" "$st/t/" 2>/dev/null || cp "$b/tests/$p" "$st/t/"
-		case " $(cd "$b" && ci_check_programs) " in
+		case $checkp in
 		*" tests/$p "*) prog="$prog $p" ;;
 		*) plain="$plain $p" ;;
 		esac

@@ -14,7 +14,7 @@
 # top_builddir), else test-AREA beside the .mode name (the kernels job's
 # guest).  The .mode name is the last argument; words before it wrap the
 # program (make check-valgrind's valgrind: MODE_LOG_COMPILER passes
-# LOG_COMPILER on).
+# LOG_COMPILER on), and so would MODE_LOG_FLAGS' words.
 #
 # A case that cannot hold in this mode or on this machine says so with a
 # line "aioreap-skip: REASON" (test_skip()) before its result line, whose
@@ -60,7 +60,9 @@ rc=$?
 [ "$rc" != 77 ] || grep -q '^1\.\.0 # SKIP' "$out" || rc=99
 [ "$rc" != 77 ] || rc=0
 # A program whose cases failed exits 1: its "not ok" lines count them
-# already, once each, when the plan is there too.
+# already, once each, when the plan is there too.  (A wrapper's own
+# exit 1 beside them, valgrind's, is not counted again; its report stays
+# in the log.)
 [ "$rc" != 1 ] || ! grep -q '^not ok ' "$out" || ! grep -q '^1\.\.[0-9]' "$out" || rc=0
 # Check's result lines are "ok N - FILE:TCASE:TEST: Passed" and "not ok N
 # - FILE:TCASE:TEST: MESSAGE": a skip line holds for the next of them (a
