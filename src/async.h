@@ -36,10 +36,14 @@ void aioreap_async_count(enum async_count which);
 
 /* Is a try without blocking worth making for an opcode on the
  * program's fd (not where tries keep failing)?  And
- * what such a try came to (done: it
- * completed without blocking; 0: the file refused it).  No lock. */
+ * what such a try came to (res: -EAGAIN or -EOPNOTSUPP when the file
+ * refused it, anything else when it completed without blocking).  No
+ * lock. */
 int aioreap_async_try_pays(int fd, unsigned opcode);
-void aioreap_async_note_try(int fd, unsigned opcode, int done);
+void aioreap_async_note_try(int fd, unsigned opcode, long res);
+/* The key that puts r's write in line behind the other writes to its
+ * file on its context (0: none; see async_worker.c). */
+uint64_t aioreap_async_write_key(const struct poll_rec *r);
 /* Under the lock: r no longer tried without blocking. */
 void aioreap_async_unmark(struct poll_rec *r);
 /* r's event, claimed by a reaper, from in to out (which may be the same

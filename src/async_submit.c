@@ -325,6 +325,7 @@ static void fill(struct poll_rec *r, io_context_t ctx, struct iocb *user,
 	r->nowait = !(r->carry.aio_rw_flags & RWF_NOWAIT);
 	if (r->nowait)
 		r->carry.aio_rw_flags |= RWF_NOWAIT;
+	r->wkey = aioreap_async_write_key(r);
 	aioreap_rec_hash_insert(r);
 }
 
@@ -432,7 +433,8 @@ static long take_refused(io_context_t ctx, struct poll_rec *r, long err)
 	if (err == -EOPNOTSUPP) {	/* no non-blocking mode: a worker's */
 		if ((err = queue_check(r)) < 0)
 			return err;
-		aioreap_async_note_try(r->user_fd, r->carry.aio_lio_opcode, 0);
+		aioreap_async_note_try(r->user_fd, r->carry.aio_lio_opcode,
+				       -EOPNOTSUPP);
 		aioreap_async_count(ASYNC_TO_WORKERS);
 		aioreap_async_queue(r);
 		return 0;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <linux/kcmp.h>
+#include <linux/magic.h>
 #include <linux/stat.h>
 
 #include "fd_id.h"
@@ -74,6 +75,52 @@ helper_code void aioreap_fd_identify(int fd, struct fd_id *id)
 		id->dev = (uint64_t)major(st.st_dev) << 32 | minor(st.st_dev);
 		id->ino = st.st_ino;
 	}
+}
+
+/* Is id's device one whose file system takes the file's lock for the
+ * whole of a buffered write?  ext4 and tmpfs: measured.  Not FUSE, whose
+ * server may run direct writes to one file side by side, nor any other
+ * file system that has not been looked at.  One answer is kept, for the
+ * last device asked about: a program mostly writes to one. */
+static int fs_write_locked(int fd, uint64_t dev)
+{
+	static uint64_t last_dev;
+	static int last_answer = -1;
+	struct statfs sfs;
+
+	if (last_answer >= 0 && last_dev == dev)
+		return last_answer;
+	if (sys_fstatfs(fd, &sfs) != 0)
+		return 0;
+	last_dev = dev;
+	last_answer = sfs.f_type == EXT4_SUPER_MAGIC ||
+		      sfs.f_type == TMPFS_MAGIC;
+	return last_answer;
+}
+
+int aioreap_fd_write_locked(int fd, struct fd_id *id)
+{
+	struct statx stx;
+	struct stat st;
+
+	memset(id, 0, sizeof(*id));
+	/* AT_STATX_DONT_SYNC: type and inode number never change, and a
+	 * network or FUSE file system would otherwise be asked again. */
+	if (sys_statx_fd_flags(fd, AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO,
+			       &stx) == 0) {
+		if ((stx.stx_mask & (STATX_TYPE | STATX_INO)) !=
+			    (STATX_TYPE | STATX_INO) ||
+		    !S_ISREG(stx.stx_mode))
+			return 0;
+		id->dev = (uint64_t)stx.stx_dev_major << 32 | stx.stx_dev_minor;
+		id->ino = stx.stx_ino;
+	} else if (sys_fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+		id->dev = (uint64_t)major(st.st_dev) << 32 | minor(st.st_dev);
+		id->ino = st.st_ino;
+	} else {
+		return 0;
+	}
+	return fs_write_locked(fd, id->dev);
 }
 
 unsigned aioreap_fd_type(int fd)

@@ -64,6 +64,9 @@ struct poll_rec {
 	 * a worker submits after io_submit returned, when the program's
 	 * numbers may name other files.  Closed when the event is out. */
 	int kfd, kresfd;
+	/* Async: the write's place in line behind the other writes to its
+	 * file on its context, or 0 (async_worker.c). */
+	uint64_t wkey;
 	long err;
 	struct iovec *iov;
 	size_t iov_map;

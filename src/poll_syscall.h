@@ -11,6 +11,7 @@
 #include <sched.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <linux/capability.h>
 
 #include "raw_syscall.h"
@@ -54,6 +55,12 @@ static inline long sys_statx_fd(int fd, unsigned mask, void *stx)
 	return raw_syscall5(NR_statx, fd, "", AT_EMPTY_PATH, mask, stx);
 }
 
+static inline long sys_statx_fd_flags(int fd, int flags, unsigned mask,
+				      void *stx)
+{
+	return raw_syscall5(NR_statx, fd, "", AT_EMPTY_PATH | flags, mask, stx);
+}
+
 /* fstat, for kernels without statx (before 4.11) or a filter refusing
  * it.  Through the C library, the one call here that is: struct stat's
  * layout, and which system call fills it, differ between architectures
@@ -70,6 +77,21 @@ static inline long sys_fstat(int fd, struct stat *st)
 	long r;
 
 	if (fstat(fd, st) == 0)
+		return 0;
+	r = -errno;
+	errno = saved;
+	return r;
+}
+
+/* fstatfs, through the C library for the same reasons as fstat (struct
+ * statfs differs between architectures, and 32-bit ones have
+ * fstatfs64), with errno kept the same way. */
+static inline long sys_fstatfs(int fd, struct statfs *st)
+{
+	int saved = errno;
+	long r;
+
+	if (fstatfs(fd, st) == 0)
 		return 0;
 	r = -errno;
 	errno = saved;
