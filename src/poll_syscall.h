@@ -50,52 +50,51 @@ static inline long sys_epoll_ctl(int epfd, int op, int fd, void *ev)
 
 /* Identity checks of the emulation's own descriptors: statx of the fd
  * itself (AT_EMPTY_PATH with ""), and kcmp between two descriptors. */
-static inline long sys_statx_fd(int fd, unsigned mask, void *stx)
-{
-	return raw_syscall5(NR_statx, fd, "", AT_EMPTY_PATH, mask, stx);
-}
-
 static inline long sys_statx_fd_flags(int fd, int flags, unsigned mask,
 				      void *stx)
 {
 	return raw_syscall5(NR_statx, fd, "", AT_EMPTY_PATH | flags, mask, stx);
 }
 
-/* fstat, for kernels without statx (before 4.11) or a filter refusing
- * it.  Through the C library, the one call here that is: struct stat's
- * layout, and which system call fills it, differ between architectures
- * and word sizes, and the C library knows them.  fstat is
- * async-signal-safe.  The C library leaves errno alone on success; on
- * failure (statx and fstat both refused, or fd closed meanwhile) it sets
- * errno, and only then is it put back, so that a task sharing this
- * thread's errno (a raw clone) is touched at most in that case.  On
- * 32-bit targets glibc's fstat tries statx first and goes on to fstat64
- * only when statx answers ENOSYS. */
-static inline long sys_fstat(int fd, struct stat *st)
+static inline long sys_statx_fd(int fd, unsigned mask, void *stx)
 {
-	int saved = errno;
+	return sys_statx_fd_flags(fd, 0, mask, stx);
+}
+
+/* A C library call's answer (ret: its 0 or -1) as 0 or -errno.  The C
+ * library leaves errno alone on success; on failure it sets errno, and
+ * only then is it put back to saved, so that a task sharing this
+ * thread's errno (a raw clone) is touched at most in that case. */
+static inline long libc_answer(int ret, int saved)
+{
 	long r;
 
-	if (fstat(fd, st) == 0)
+	if (ret == 0)
 		return 0;
 	r = -errno;
 	errno = saved;
 	return r;
 }
 
-/* fstatfs, through the C library for the same reasons as fstat (struct
- * statfs differs between architectures, and 32-bit ones have
- * fstatfs64), with errno kept the same way. */
+/* fstat, for kernels without statx (before 4.11) or a filter refusing
+ * it, and fstatfs.  Through the C library, the two calls here that are:
+ * struct stat's and struct statfs's layouts, and which system call
+ * fills them (fstat64, fstatfs64), differ between architectures and word
+ * sizes, and the C library knows them.  Both are async-signal-safe.  On
+ * 32-bit targets glibc's fstat tries statx first and goes on to fstat64
+ * only when statx answers ENOSYS. */
+static inline long sys_fstat(int fd, struct stat *st)
+{
+	int saved = errno;
+
+	return libc_answer(fstat(fd, st), saved);
+}
+
 static inline long sys_fstatfs(int fd, struct statfs *st)
 {
 	int saved = errno;
-	long r;
 
-	if (fstatfs(fd, st) == 0)
-		return 0;
-	r = -errno;
-	errno = saved;
-	return r;
+	return libc_answer(fstatfs(fd, st), saved);
 }
 
 static inline long sys_kcmp(long pid, int type, long idx1, long idx2)
