@@ -80,22 +80,32 @@ helper_code void aioreap_fd_identify(int fd, struct fd_id *id)
 /* Is id's device one whose file system takes the file's lock for the
  * whole of a buffered write?  ext4 and tmpfs: measured.  Not FUSE, whose
  * server may run direct writes to one file side by side, nor any other
- * file system that has not been looked at.  One answer is kept, for the
- * last device asked about: a program mostly writes to one. */
+ * file system that has not been looked at.  The answers for the last
+ * few devices asked about are kept, a no and a failed fstatfs (a filter
+ * that refuses it, a FUSE server that does not answer it) as well: on
+ * FUSE and network file systems each fstatfs is a request to the server.
+ * An anonymous device number reused by a later mount keeps the old
+ * answer, which costs speed at most. */
+#define FS_ANSWERS 4
 static int fs_write_locked(int fd, uint64_t dev)
 {
-	static uint64_t last_dev;
-	static int last_answer = -1;
-	struct statfs sfs;
+	static struct { uint64_t dev; int answer; } seen[FS_ANSWERS];
+	static unsigned next, used;
+	sys_statfs_t sfs;
+	unsigned i;
 
-	if (last_answer >= 0 && last_dev == dev)
-		return last_answer;
-	if (sys_fstatfs(fd, &sfs) != 0)
-		return 0;
-	last_dev = dev;
-	last_answer = sfs.f_type == EXT4_SUPER_MAGIC ||
-		      sfs.f_type == TMPFS_MAGIC;
-	return last_answer;
+	for (i = 0; i < used; i++)
+		if (seen[i].dev == dev)
+			return seen[i].answer;
+	i = next;
+	next = (next + 1) % FS_ANSWERS;
+	if (used < FS_ANSWERS)
+		used++;
+	seen[i].dev = dev;
+	seen[i].answer = sys_fstatfs(fd, &sfs) == 0 &&
+			 (sfs.f_type == EXT4_SUPER_MAGIC ||
+			  sfs.f_type == TMPFS_MAGIC);
+	return seen[i].answer;
 }
 
 int aioreap_fd_write_locked(int fd, struct fd_id *id)

@@ -79,8 +79,8 @@ static inline long libc_answer(int ret, int saved)
 /* fstat, for kernels without statx (before 4.11) or a filter refusing
  * it, and fstatfs.  Through the C library, the two calls here that are:
  * struct stat's and struct statfs's layouts, and which system call
- * fills them (fstat64, fstatfs64), differ between architectures and word
- * sizes, and the C library knows them.  Both are async-signal-safe.  On
+ * fills them, differ between architectures and word sizes, and the C
+ * library knows them.  Both are async-signal-safe.  On
  * 32-bit targets glibc's fstat tries statx first and goes on to fstat64
  * only when statx answers ENOSYS. */
 static inline long sys_fstat(int fd, struct stat *st)
@@ -90,11 +90,22 @@ static inline long sys_fstat(int fd, struct stat *st)
 	return libc_answer(fstat(fd, st), saved);
 }
 
-static inline long sys_fstatfs(int fd, struct statfs *st)
+/* glibc's fstatfs on a 32-bit target without large-file flags fails
+ * with EOVERFLOW on a file system with more than 2^32 blocks: its
+ * fstatfs64 always answers (on 64-bit targets it is fstatfs).  Other C
+ * libraries have a 64-bit struct statfs. */
+#ifdef __GLIBC__
+typedef struct statfs64 sys_statfs_t;
+# define SYS_FSTATFS fstatfs64
+#else
+typedef struct statfs sys_statfs_t;
+# define SYS_FSTATFS fstatfs
+#endif
+static inline long sys_fstatfs(int fd, sys_statfs_t *st)
 {
 	int saved = errno;
 
-	return libc_answer(fstatfs(fd, st), saved);
+	return libc_answer(SYS_FSTATFS(fd, st), saved);
 }
 
 static inline long sys_kcmp(long pid, int type, long idx1, long idx2)
