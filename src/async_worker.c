@@ -221,16 +221,17 @@ void aioreap_async_note_try(int fd, unsigned opcode, long res)
  * write: with up to MAX_WORKERS threads writing one file, the workers
  * spent their time waiting for that lock, not writing (random 4 KiB
  * writes at queue depth 32 on ext4: 20 to 25 us of CPU a write, against
- * 10 to 12 with one worker at a time on the file).  A worker that takes such a write keeps its key
- * until the writes queued behind it (its line) are done.
+ * 10 to 12 with one worker at a time on the file).  A worker that takes
+ * such a write keeps its key until the writes queued behind it (its
+ * line) are done.
  * Regular files of those two file systems only, as the library's
  * duplicate names them (the file the write goes to, whatever the
  * program's number names now): a FIFO or a terminal also answers
  * -EOPNOTSUPP, and each of its writes may wait for a reader; a FUSE
  * server may run writes to one file side by side; neither must have one
- * write hold the next back.  By context as well: a worker whose submission
- * finds the ring full keeps the write in hand and waits for room, and
- * writes on other contexts must not wait with it.  The key mixes the
+ * write hold the next back.  By context as well: a worker whose
+ * submission finds the ring full keeps the write in hand and waits for
+ * room, and writes on other contexts must not wait with it.  The key mixes the
  * context's address with the file's device and inode numbers; two
  * files that share a key only share a line.  0: not put in line.
  */
@@ -339,6 +340,15 @@ static void append(struct poll_rec **head, struct poll_rec **tail,
 	else
 		*head = r;
 	*tail = r;
+}
+
+static void prepend(struct poll_rec **head, struct poll_rec **tail,
+		    struct poll_rec *r)
+{
+	r->qnext = *head;
+	*head = r;
+	if (!*tail)
+		*tail = r;
 }
 
 /* The line of the worker that holds key, or NULL. */
@@ -643,14 +653,11 @@ static int serve(struct poll_rec *r, int worker, unsigned slot)
 		/* A full ring: a reap makes room, and tells nobody.  Back
 		 * at the head of the worker's line while it holds r's key
 		 * (worker_take), else of the queue. */
-		struct line *line = worker && r->wkey ? &pool.line[slot] : NULL;
-		struct poll_rec **head = line ? &line->head : &pool.head;
-		struct poll_rec **tail = line ? &line->tail : &pool.tail;
-
-		r->qnext = *head;
-		*head = r;
-		if (!*tail)
-			*tail = r;
+		if (worker && r->wkey)
+			prepend(&pool.line[slot].head, &pool.line[slot].tail,
+				r);
+		else
+			prepend(&pool.head, &pool.tail, r);
 		return 0;
 	}
 	aioreap_async_count(ASYNC_FAILED);

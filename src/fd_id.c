@@ -60,21 +60,31 @@ static long proc_link(const char *leaf, int fd, char *link, size_t size)
 	return ret;
 }
 
-/* statx, or fstat where statx is missing: both give the same numbers,
- * so a descriptor recorded with one can be checked with the other. */
-helper_code void aioreap_fd_identify(int fd, struct fd_id *id)
+/* statx (with flags), or fstat where statx is missing: both give the
+ * same numbers, so a descriptor recorded with one can be checked with
+ * the other.  Fills *id (0/0 when neither answers) and returns the file
+ * type (the S_IFMT bits of the mode, 0 if it cannot be had). */
+helper_code static unsigned stat_id(int fd, int flags, struct fd_id *id)
 {
 	struct statx stx;
 	struct stat st;
 
 	memset(id, 0, sizeof(*id));
-	if (sys_statx_fd(fd, STATX_INO, &stx) == 0) {
+	if (sys_statx_fd_flags(fd, flags, STATX_TYPE | STATX_INO, &stx) == 0) {
 		id->dev = (uint64_t)stx.stx_dev_major << 32 | stx.stx_dev_minor;
 		id->ino = stx.stx_ino;
-	} else if (sys_fstat(fd, &st) == 0) {
-		id->dev = (uint64_t)major(st.st_dev) << 32 | minor(st.st_dev);
-		id->ino = st.st_ino;
+		return stx.stx_mask & STATX_TYPE ? stx.stx_mode & S_IFMT : 0;
 	}
+	if (sys_fstat(fd, &st) != 0)
+		return 0;
+	id->dev = (uint64_t)major(st.st_dev) << 32 | minor(st.st_dev);
+	id->ino = st.st_ino;
+	return st.st_mode & S_IFMT;
+}
+
+helper_code void aioreap_fd_identify(int fd, struct fd_id *id)
+{
+	stat_id(fd, 0, id);
 }
 
 /* Is id's device one whose file system takes the file's lock for the
@@ -110,37 +120,17 @@ static int fs_write_locked(int fd, uint64_t dev)
 
 int aioreap_fd_write_locked(int fd, struct fd_id *id)
 {
-	struct statx stx;
-	struct stat st;
-
-	memset(id, 0, sizeof(*id));
 	/* AT_STATX_DONT_SYNC: type and inode number never change, and a
 	 * network or FUSE file system would otherwise be asked again. */
-	if (sys_statx_fd_flags(fd, AT_STATX_DONT_SYNC, STATX_TYPE | STATX_INO,
-			       &stx) == 0) {
-		if ((stx.stx_mask & (STATX_TYPE | STATX_INO)) !=
-			    (STATX_TYPE | STATX_INO) ||
-		    !S_ISREG(stx.stx_mode))
-			return 0;
-		id->dev = (uint64_t)stx.stx_dev_major << 32 | stx.stx_dev_minor;
-		id->ino = stx.stx_ino;
-	} else if (sys_fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-		id->dev = (uint64_t)major(st.st_dev) << 32 | minor(st.st_dev);
-		id->ino = st.st_ino;
-	} else {
-		return 0;
-	}
-	return fs_write_locked(fd, id->dev);
+	return S_ISREG(stat_id(fd, AT_STATX_DONT_SYNC, id)) &&
+	       fs_write_locked(fd, id->dev);
 }
 
 unsigned aioreap_fd_type(int fd)
 {
-	struct statx stx;
-	struct stat st;
+	struct fd_id unused;
 
-	if (sys_statx_fd(fd, STATX_TYPE, &stx) == 0)
-		return stx.stx_mask & STATX_TYPE ? stx.stx_mode & S_IFMT : 0;
-	return sys_fstat(fd, &st) == 0 ? st.st_mode & S_IFMT : 0;
+	return stat_id(fd, 0, &unused);
 }
 
 helper_code int aioreap_fd_is(int fd, const struct fd_id *id)

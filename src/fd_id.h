@@ -23,8 +23,8 @@ long aioreap_fd_above_stdio(long fd);
 /* fd's file type (the S_IFMT bits of its mode), 0 if it cannot be had. */
 unsigned aioreap_fd_type(int fd);
 /* Is fd a regular file of a file system that holds the file's lock
- * through each buffered write (ext4, tmpfs)?  If so, *id is what it
- * names.  Not thread-safe: one cached answer, the caller's lock. */
+ * through each buffered write (ext4, tmpfs)?  *id is what it names.  Not
+ * thread-safe (the answers kept per device): under the caller's lock. */
 int aioreap_fd_write_locked(int fd, struct fd_id *id);
 /* Does fd name an eventfd?  1 also when /proc cannot tell. */
 int aioreap_fd_is_eventfd(int fd);
